@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+
+namespace mpath {
+
+/// Result of the most recent path check, one value per concern.
+enum class CheckerState {
+    Unchecked, ///< no check has completed yet
+    Up,        ///< the path serves I/O
+    Down,      ///< the path does not serve I/O
+    Ghost,     ///< reachable but in standby (ALUA standby/unavailable)
+    Pending,   ///< a check is running
+    Timeout,   ///< the last check did not finish in time
+};
+
+/// What device-mapper reports for the path inside its map.
+enum class DmPathState {
+    Unknown, ///< not in a map, or the map's status was not read
+    Active,  ///< 'A' in the status line
+    Failed,  ///< 'F' in the status line
+};
+
+/// What the kernel reports for the block device itself.
+enum class DeviceState {
+    Unknown,
+    Running, ///< SCSI 'running', NVMe 'live', or a device without a state
+    Offline,
+    Blocked,
+    Removed,
+};
+
+enum class Transport { Unknown, Scsi, Iscsi, FibreChannel, Sas, Nvme, Virtio, NullBlk };
+
+/// Transport identity of a path: which host port reaches which target port.
+struct TransportIds {
+    std::string hostWwnn;
+    std::string hostWwpn;
+    std::string targetWwnn;
+    std::string targetWwpn;
+    std::string nodeName;    ///< target node name (FC WWNN, iSCSI IQN, NVMe subsystem NQN)
+    int targetPortGroup{-1}; ///< ALUA target port group, -1 when unknown
+
+    bool operator==(const TransportIds &) const = default;
+};
+
+/// One block device that leads to a multipathed LUN or namespace.
+struct Path {
+    std::string kernelName; ///< "sdb", "nvme0n1"
+    dev_t devt{0};
+    std::string wwid;
+    std::string vendor;
+    std::string product;
+    std::string revision;
+    std::string serial;
+    uint64_t sizeSectors{0}; ///< size in 512-byte sectors
+    Transport transport{Transport::Unknown};
+    TransportIds ids;
+    int priority{-1}; ///< prioritizer result, -1 when not computed
+
+    CheckerState checkerState{CheckerState::Unchecked};
+    DmPathState dmState{DmPathState::Unknown};
+    DeviceState deviceState{DeviceState::Unknown};
+    unsigned failCount{0}; ///< kernel fail count from the status line
+
+    /// "major:minor" as device-mapper tables name devices.
+    std::string devtString() const;
+
+    bool operator==(const Path &) const = default;
+};
+
+const char *toString(CheckerState s);
+const char *toString(DmPathState s);
+const char *toString(DeviceState s);
+const char *toString(Transport t);
+
+} // namespace mpath
