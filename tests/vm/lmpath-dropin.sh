@@ -1,0 +1,85 @@
+#!/bin/bash
+# lab-timeout: 180
+# Drop-in: with alias_multipath=1 and stock dm-multipath not loaded,
+# Debian's multipathd assembles a map over scsi_debug paths on lmpath and
+# fails over when a path goes offline, then takes it back.
+. "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
+
+grep -q '^dm_multipath ' /proc/modules && modprobe -r dm_round_robin dm_multipath
+grep -q '^dm_multipath ' /proc/modules && die "stock dm-multipath is loaded and busy"
+modprobe dm-lmpath alias_multipath=1 || die "cannot load dm-lmpath alias_multipath=1"
+dmsetup targets | tee "$RESULTS/targets.txt"
+dmsetup targets | grep -q '^multipath ' || lm_fail "no multipath target registered by the alias"
+
+lm_scsi_debug 2
+
+mkdir -p /etc/multipath
+cat >/etc/multipath.conf <<'EOF'
+defaults {
+	polling_interval 1
+	max_polling_interval 2
+	find_multipaths no
+	user_friendly_names no
+	no_path_retry fail
+}
+blacklist {
+	devnode "^(nvme|vd|sr|loop|ram|nullb)"
+	device {
+		vendor "QEMU"
+		product ".*"
+	}
+}
+EOF
+multipathd -d -s -v3 >"$RESULTS/multipathd.log" 2>&1 &
+mpd=$!
+cleanup() {
+	kill "$mpd" 2>/dev/null
+	wait "$mpd" 2>/dev/null
+}
+trap cleanup EXIT
+
+wwid=$(/lib/udev/scsi_id -g -u "/dev/${LM_PATHS[0]}")
+map=
+for i in $(seq 1 60); do
+	map=$(dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" {print $1; exit}')
+	[ -n "$map" ] && dmsetup table "$map" | grep -q "${LM_DEVS[1]}" &&
+		dmsetup table "$map" | grep -q "${LM_DEVS[0]}" && break
+	sleep 0.5
+done
+[ -n "$map" ] || die "multipathd assembled no map (see multipathd.log)"
+result map "$map"
+result wwid "$wwid"
+dmsetup table "$map" | tee "$RESULTS/table.txt"
+grep -q '^dm_multipath ' /proc/modules && lm_fail "stock dm-multipath got loaded"
+refs=$(cat /sys/module/dm_lmpath/refcnt)
+result lmpath_refcnt "$refs"
+[ "$refs" -ge 1 ] || lm_fail "the map does not hold dm-lmpath"
+multipath -ll >"$RESULTS/multipath-ll-before.txt" 2>&1
+
+# fail over: I/O keeps going while multipathd's checker fails the path
+lm_fio_start dropin "/dev/mapper/$map" 12
+sleep 2
+echo offline >"/sys/block/${LM_PATHS[0]}/device/state"
+failed=no
+for i in $(seq 1 40); do
+	dmsetup status "$map" | grep -q "${LM_DEVS[0]} F" && failed=yes && break
+	sleep 0.25
+done
+result path_failed "$failed"
+[ "$failed" = yes ] || lm_fail "offline path never shown failed"
+multipath -ll >"$RESULTS/multipath-ll-offline.txt" 2>&1
+echo running >"/sys/block/${LM_PATHS[0]}/device/state"
+back=no
+for i in $(seq 1 40); do
+	dmsetup status "$map" | grep -q "${LM_DEVS[0]} A" && back=yes && break
+	sleep 0.25
+done
+result path_reinstated_by_multipathd "$back"
+[ "$back" = yes ] || lm_fail "multipathd did not reinstate the path"
+lm_fio_wait dropin || lm_fail "fio saw errors across the failover"
+
+cleanup
+trap - EXIT
+multipath -F >/dev/null 2>&1
+lm_unload
+lm_finish

@@ -1,0 +1,116 @@
+#!/bin/bash
+# lab-timeout: 300
+# The same table on stock multipath and on lmpath: `dmsetup table` and
+# `dmsetup status` are identical except for the target name, on creation,
+# after a round trip of the TABLE status, and after each message, in rq
+# and bio mode.  Stock output is also checked against
+# tests/vm/data/good-tables.txt, which proves the expectations.
+. "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
+
+lm_scsi_debug 4
+lm_target_load multipath
+lm_target_load lmpath
+
+# compare WHAT: stock and lmpath maps agree on table and status.
+compare() {
+	local what=$1 t s
+	for t in table status; do
+		s=$(lm_params lmtab-multipath "$t")
+		l=$(lm_params lmtab-lmpath "$t")
+		[ "$s" = "$l" ] || lm_fail "$what: $t differs: stock '$s' lmpath '$l'"
+	done
+}
+
+# --- good tables and their round trip
+total=0 same=0
+while IFS= read -r line; do
+	case $line in '#'*) continue ;; esac
+	args=$(lm_subst "${line%%|*}")
+	want=$(lm_subst "${line#*|}")
+	total=$((total + 1))
+	for target in multipath lmpath; do
+		lm_has_selectors "$target" "$args" || continue
+		map=lmtab-$target
+		lm_create "$map" "$target" "$args" || {
+			lm_fail "$target rejected: $args"
+			continue
+		}
+		got=$(lm_params "$map" table)
+		[ "$got" = "$want" ] || lm_fail "$target table of '$args': '$got', want '$want'"
+		# TABLE status is a constructor table: load it back.
+		dmsetup load "$map" --table "0 $LM_SECTORS $target $got" &&
+			dmsetup resume "$map" ||
+			lm_fail "$target: round trip of '$got' rejected"
+		again=$(lm_params "$map" table)
+		[ "$again" = "$got" ] || lm_fail "$target: round trip '$got' became '$again'"
+	done
+	if [ -e /dev/mapper/lmtab-multipath ] && [ -e /dev/mapper/lmtab-lmpath ]; then
+		compare "table '$args'"
+	fi
+	[ "$(lm_params lmtab-lmpath table 2>/dev/null)" = "$want" ] && same=$((same + 1))
+	dmsetup remove lmtab-multipath 2>/dev/null
+	dmsetup remove lmtab-lmpath
+done <"$LM_DATA/good-tables.txt"
+result good_tables_as_stock "$same/$total"
+
+# --- messages, the same on both maps, in both queue modes
+# msg MESSAGE: send to both maps; both accept or both refuse; then one read
+# on each (so the current group is chosen the same way) and compare.
+msg() {
+	local rs rl
+	dmsetup message lmtab-multipath 0 "$@" 2>/dev/null
+	rs=$?
+	dmsetup message lmtab-lmpath 0 "$@" 2>/dev/null
+	rl=$?
+	[ "$rs" = "$rl" ] || lm_fail "message '$*': stock rc $rs, lmpath rc $rl"
+	lm_read lmtab-multipath
+	lm_read lmtab-lmpath
+	compare "$mode after '$*'"
+	nmsg=$((nmsg + 1))
+}
+
+P1=${LM_DEVS[0]} P2=${LM_DEVS[1]} P3=${LM_DEVS[2]} P4=${LM_DEVS[3]}
+for mode in rq bio; do
+	case $mode in
+	rq) feat="1 queue_if_no_path" ;;
+	bio) feat="3 queue_if_no_path queue_mode bio" ;;
+	esac
+	args="$feat 0 2 1 round-robin 0 2 1 $P1 1 $P2 1 service-time 0 2 2 $P3 1 1 $P4 1 1"
+	lm_create lmtab-multipath multipath "$args" || die "stock rejected $args"
+	lm_create lmtab-lmpath lmpath "$args" || die "lmpath rejected $args"
+	nmsg=0
+	compare "$mode on creation (no I/O yet)"
+	lm_read lmtab-multipath
+	lm_read lmtab-lmpath
+	compare "$mode after first read"
+	msg fail_path "$P1"
+	msg fail_path "$P1"
+	msg reinstate_path "$P1"
+	msg reinstate_path "$P1"
+	msg switch_group 2
+	msg disable_group 1
+	msg fail_path "$P3"
+	msg fail_path "$P4"
+	msg enable_group 1
+	msg reinstate_path "$P3"
+	msg reinstate_path "$P4"
+	msg switch_group 1
+	msg disable_group 2
+	msg enable_group 2
+	msg fail_if_no_path
+	msg queue_if_no_path
+	msg switch_group 3
+	msg switch_group 0
+	msg disable_group 9
+	msg fail_path 7:7
+	msg reinstate_path /dev/lmpath-no-such-device
+	msg no_such_message
+	msg fail_path
+	msg queue_if_no_path extra
+	result "messages_compared_$mode" "$nmsg"
+	dmsetup remove lmtab-multipath
+	dmsetup remove lmtab-lmpath
+done
+
+lm_unload
+lm_finish
