@@ -57,6 +57,11 @@ struct Path {
     std::string serial;
     uint64_t sizeSectors{0}; ///< size in 512-byte sectors
     Transport transport{Transport::Unknown};
+    /// multipath-tools' protocol name, what blacklist "protocol" entries
+    /// match: "scsi:fcp", "scsi:iscsi", "scsi:sas", "scsi:unspec",
+    /// "nvme:pcie", "nvme:tcp", "nvme:loop", ..., or "undef".
+    std::string protocol;
+    std::string scsiAddress; ///< "host:channel:target:lun" of a SCSI path, "" otherwise
     TransportIds ids;
     int priority{-1}; ///< prioritizer result, -1 when not computed
 

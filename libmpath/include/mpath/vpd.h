@@ -1,0 +1,88 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpath {
+
+/// One identification descriptor of SCSI VPD page 0x83 (SPC-4 7.8.6).
+struct VpdDesignator {
+    enum class CodeSet : uint8_t { Binary = 1, Ascii = 2, Utf8 = 3 };
+    enum class Association : uint8_t { LogicalUnit = 0, TargetPort = 1, TargetDevice = 2 };
+    enum class Type : uint8_t {
+        VendorSpecific = 0x0,
+        T10VendorId = 0x1,
+        Eui64 = 0x2,
+        Naa = 0x3,
+        RelativeTargetPort = 0x4,
+        TargetPortGroup = 0x5,
+        LogicalUnitGroup = 0x6,
+        Md5 = 0x7,
+        ScsiName = 0x8,
+        ProtocolSpecificPort = 0x9,
+        Uuid = 0xa,
+    };
+
+    uint8_t protocolId{0};
+    uint8_t codeSet{0};     ///< raw value; compare with CodeSet
+    uint8_t association{0}; ///< raw value; compare with Association
+    uint8_t type{0};        ///< raw value; compare with Type
+    bool piv{false};
+    std::vector<uint8_t> value;
+
+    bool is(Type t) const { return type == static_cast<uint8_t>(t); }
+    bool is(Association a) const { return association == static_cast<uint8_t>(a); }
+    bool is(CodeSet c) const { return codeSet == static_cast<uint8_t>(c); }
+
+    bool operator==(const VpdDesignator &) const = default;
+};
+
+/// Parsers for the binary VPD pages the kernel exposes in sysfs
+/// (vpd_pg80, vpd_pg83) or an INQUIRY returns.
+class Vpd {
+public:
+    /// Splits page 0x83 into its designators.
+    /// \return 0 on success, -EINVAL when the page is not 0x83 or a
+    ///         descriptor runs past the end of the page
+    [[nodiscard]] static int parsePage83(std::span<const uint8_t> page,
+                                         std::vector<VpdDesignator> &designators);
+
+    /// The unit serial number of page 0x80, surrounding blanks removed.
+    /// \return 0 on success, -EINVAL for a malformed page, -ENODATA when
+    ///         the serial number is empty
+    [[nodiscard]] static int parsePage80(std::span<const uint8_t> page, std::string &serial);
+
+    /// The identifier udev's scsi_id derives from page 0x83, i.e. the
+    /// ID_SERIAL multipath-tools uses as WWID for SCSI devices: a type digit
+    /// ('3' NAA, '2' EUI-64, '1' T10 vendor ID, '0' vendor specific) and
+    /// the designator (binary as lower-case hex, text with runs of blanks
+    /// turned into '_'). Only logical unit designators count; preference is
+    /// NAA IEEE Registered Extended, NAA IEEE Registered, other NAA, EUI-64,
+    /// T10 vendor ID, vendor specific (binary before ASCII each), then, as an
+    /// addition scsi_id does not make, a SCSI name string ("eui." -> '2',
+    /// "naa." -> '3', else '8'). SCSI-2 style pages (byte 6 non-zero, EMC
+    /// Symmetrix) give '3' and the hex of the whole identifier.
+    /// \param vendor, model the INQUIRY vendor and model, needed only for
+    ///        vendor specific designators
+    /// \return 0 on success, -ENODATA when the page has no usable designator,
+    ///         -EINVAL when it is malformed
+    [[nodiscard]] static int scsiIdFromPage83(std::span<const uint8_t> page, std::string &wwid,
+                                              std::string_view vendor = {},
+                                              std::string_view model = {});
+
+    /// The ALUA target port group of the port the page was read through.
+    /// \return the group (0..65535) or -ENODATA / -EINVAL
+    [[nodiscard]] static int targetPortGroupFromPage83(std::span<const uint8_t> page);
+
+    /// What udev does to an identifier before storing it (scsi_id
+    /// --export): leading and trailing blanks removed, each run of blanks
+    /// replaced by one '_', other characters outside [0-9A-Za-z#+-.:=@_/]
+    /// replaced by '_' unless they are part of a valid UTF-8 sequence or a
+    /// backslash-x escape.
+    static std::string udevSanitize(std::string_view text);
+};
+
+} // namespace mpath

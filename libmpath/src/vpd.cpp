@@ -1,0 +1,266 @@
+#include "mpath/vpd.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+namespace mpath {
+
+namespace {
+
+constexpr uint8_t kPage80 = 0x80;
+constexpr uint8_t kPage83 = 0x83;
+
+// NAA field values (first nibble of an NAA designator).
+constexpr uint8_t kNaaIeeeExtended = 0x2;
+constexpr uint8_t kNaaLocal = 0x3;
+constexpr uint8_t kNaaIeeeRegistered = 0x5;
+constexpr uint8_t kNaaIeeeRegisteredExtended = 0x6;
+
+constexpr char kHex[] = "0123456789abcdef";
+
+bool isBlank(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+size_t pageLength(std::span<const uint8_t> page) {
+    size_t declared = (static_cast<size_t>(page[2]) << 8 | page[3]) + 4;
+    return std::min(declared, page.size());
+}
+
+// Length of the valid UTF-8 multi-byte sequence at text[i], 0 if none.
+size_t utf8SequenceLength(std::string_view text, size_t i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    size_t len;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (i + len > text.size())
+        return 0;
+    for (size_t k = 1; k < len; ++k)
+        if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+// One entry of scsi_id's search order.
+struct SearchStep {
+    VpdDesignator::Type type;
+    int naa; ///< required NAA field, -1 for any
+    VpdDesignator::CodeSet codeSet;
+};
+
+using T = VpdDesignator::Type;
+using C = VpdDesignator::CodeSet;
+
+constexpr SearchStep kSearchOrder[] = {
+    {T::Naa, kNaaIeeeRegisteredExtended, C::Binary},
+    {T::Naa, kNaaIeeeRegisteredExtended, C::Ascii},
+    {T::Naa, kNaaIeeeRegistered, C::Binary},
+    {T::Naa, kNaaIeeeRegistered, C::Ascii},
+    {T::Naa, -1, C::Binary},
+    {T::Naa, -1, C::Ascii},
+    {T::Eui64, -1, C::Binary},
+    {T::Eui64, -1, C::Ascii},
+    {T::T10VendorId, -1, C::Binary},
+    {T::T10VendorId, -1, C::Ascii},
+    {T::VendorSpecific, -1, C::Binary},
+    {T::VendorSpecific, -1, C::Ascii},
+};
+
+std::string padded(std::string_view s, size_t width) {
+    std::string out(s.substr(0, width));
+    out.resize(width, ' ');
+    return out;
+}
+
+} // namespace
+
+int Vpd::parsePage83(std::span<const uint8_t> page, std::vector<VpdDesignator> &designators) {
+    if (page.size() < 4 || page[1] != kPage83)
+        return -EINVAL;
+    size_t end = pageLength(page);
+    std::vector<VpdDesignator> out;
+    size_t off = 4;
+    while (off + 4 <= end) {
+        const uint8_t *d = page.data() + off;
+        size_t len = d[3];
+        if (off + 4 + len > end)
+            return -EINVAL;
+        VpdDesignator v;
+        v.protocolId = d[0] >> 4;
+        v.codeSet = d[0] & 0x0f;
+        v.piv = (d[1] & 0x80) != 0;
+        v.association = (d[1] >> 4) & 0x3;
+        v.type = d[1] & 0x0f;
+        v.value.assign(d + 4, d + 4 + len);
+        out.push_back(std::move(v));
+        off += 4 + len;
+    }
+    designators = std::move(out);
+    return 0;
+}
+
+int Vpd::parsePage80(std::span<const uint8_t> page, std::string &serial) {
+    if (page.size() < 4 || page[1] != kPage80)
+        return -EINVAL;
+    size_t end = pageLength(page);
+    std::string_view text(reinterpret_cast<const char *>(page.data()) + 4, end - 4);
+    while (!text.empty() && (isBlank(text.front()) || text.front() == '\0'))
+        text.remove_prefix(1);
+    while (!text.empty() && (isBlank(text.back()) || text.back() == '\0'))
+        text.remove_suffix(1);
+    if (text.empty())
+        return -ENODATA;
+    serial = std::string(text);
+    return 0;
+}
+
+int Vpd::scsiIdFromPage83(std::span<const uint8_t> page, std::string &wwid, std::string_view vendor,
+                          std::string_view model) {
+    if (page.size() < 4 || page[1] != kPage83)
+        return -EINVAL;
+
+    // SCSI-2 style reply of some EMC Symmetrix models: no descriptors, the
+    // identifier follows the header directly (scsi_id's pre-SPC3 case).
+    if (page.size() > 6 && page[6] != 0) {
+        std::string out = "3";
+        size_t end = std::min<size_t>(page.size(), 4 + page[3]);
+        for (size_t i = 4; i < end; ++i) {
+            out += kHex[page[i] >> 4];
+            out += kHex[page[i] & 0xf];
+        }
+        wwid = std::move(out);
+        return 0;
+    }
+
+    std::vector<VpdDesignator> ds;
+    int r = parsePage83(page, ds);
+    if (r < 0)
+        return r;
+
+    auto format = [&](const VpdDesignator &d) {
+        std::string raw(1, kHex[d.type]);
+        if (d.is(T::VendorSpecific)) {
+            raw += padded(vendor, 8);
+            raw += padded(model, 16);
+        }
+        if (d.is(C::Ascii)) {
+            raw.append(d.value.begin(), d.value.end());
+        } else {
+            for (uint8_t b : d.value) {
+                raw += kHex[b >> 4];
+                raw += kHex[b & 0xf];
+            }
+        }
+        // scsi_id stops at a NUL inside an ASCII designator.
+        raw.resize(std::strlen(raw.c_str()));
+        return udevSanitize(raw);
+    };
+
+    for (const SearchStep &step : kSearchOrder) {
+        for (const VpdDesignator &d : ds) {
+            if (!d.is(VpdDesignator::Association::LogicalUnit) || !d.is(step.type) ||
+                !d.is(step.codeSet))
+                continue;
+            if (step.naa >= 0 && (d.value.empty() || (d.value[0] >> 4) != step.naa))
+                continue;
+            if (step.type == T::VendorSpecific && (vendor.empty() || model.empty()))
+                continue;
+            wwid = format(d);
+            return 0;
+        }
+    }
+
+    // A SCSI name string is the last resort; its text form carries the
+    // designator type it stands for.
+    for (const VpdDesignator &d : ds) {
+        if (!d.is(VpdDesignator::Association::LogicalUnit) || !d.is(T::ScsiName) ||
+            d.value.size() < 4)
+            continue;
+        std::string text(d.value.begin(), d.value.end());
+        text.resize(std::strlen(text.c_str()));
+        std::string prefix = text.substr(0, 4);
+        char digit = '8';
+        if (prefix == "eui." || prefix == "EUI.")
+            digit = '2';
+        else if (prefix == "naa." || prefix == "NAA.")
+            digit = '3';
+        else if (prefix != "iqn." && prefix != "IQN.")
+            continue;
+        std::string body = text.substr(4);
+        if (digit != '8')
+            for (char &c : body)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        wwid = udevSanitize(std::string(1, digit) + body);
+        return 0;
+    }
+    return -ENODATA;
+}
+
+int Vpd::targetPortGroupFromPage83(std::span<const uint8_t> page) {
+    std::vector<VpdDesignator> ds;
+    int r = parsePage83(page, ds);
+    if (r < 0)
+        return r;
+    for (const VpdDesignator &d : ds) {
+        if (d.is(T::TargetPortGroup) && d.is(VpdDesignator::Association::TargetPort) &&
+            d.value.size() >= 4)
+            return d.value[2] << 8 | d.value[3];
+    }
+    return -ENODATA;
+}
+
+std::string Vpd::udevSanitize(std::string_view text) {
+    while (!text.empty() && isBlank(text.front()))
+        text.remove_prefix(1);
+    while (!text.empty() && isBlank(text.back()))
+        text.remove_suffix(1);
+
+    std::string collapsed;
+    collapsed.reserve(text.size());
+    bool inBlank = false;
+    for (char c : text) {
+        if (isBlank(static_cast<unsigned char>(c))) {
+            inBlank = true;
+            continue;
+        }
+        if (inBlank)
+            collapsed += '_';
+        inBlank = false;
+        collapsed += c;
+    }
+
+    std::string out;
+    out.reserve(collapsed.size());
+    for (size_t i = 0; i < collapsed.size();) {
+        auto c = static_cast<unsigned char>(collapsed[i]);
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            (c != 0 && std::strchr("#+-.:=@_/", c) != nullptr)) {
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        if (c == '\\' && i + 1 < collapsed.size() && collapsed[i + 1] == 'x') {
+            out += "\\x";
+            i += 2;
+            continue;
+        }
+        if (size_t n = utf8SequenceLength(collapsed, i); n > 1) {
+            out.append(collapsed, i, n);
+            i += n;
+            continue;
+        }
+        out += '_';
+        ++i;
+    }
+    return out;
+}
+
+} // namespace mpath
