@@ -385,6 +385,9 @@ struct Config {
     std::vector<MultipathEntry> multipaths;
     Settings overrides;
     std::vector<std::string> files; ///< files read, in order
+    /// True when the main file was mpathd.conf (not multipath.conf); only
+    /// then are our own keywords (dm_target) accepted.
+    bool ownFile{false};
 
     /// The effective settings for a path with these inquiry strings in the
     /// map of \a wwid, using the built-in hardware table.

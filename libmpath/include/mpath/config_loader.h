@@ -1,0 +1,40 @@
+#pragma once
+
+#include "mpath/config.h"
+
+#include <string>
+#include <vector>
+
+namespace mpath {
+
+/// Finds and reads the configuration files under a root directory.
+///
+/// When <root>/etc/mpathd/mpathd.conf exists it is read, then the *.conf
+/// files of <root>/etc/mpathd/conf.d. Otherwise multipath-tools' files
+/// are read: <root>/etc/multipath.conf and <root>/etc/multipath/conf.d,
+/// so an existing setup works unchanged. A config_dir keyword in the main
+/// file names another conf.d (taken under the root too). conf.d files are
+/// read in alphabetical order; a later file's scalars replace earlier
+/// ones. No file at all is not an error: the built-in defaults apply.
+class ConfigLoader {
+public:
+    /// \param rootDir prefix of every path read, "/" on a real system
+    explicit ConfigLoader(std::string rootDir = "/");
+
+    /// Read the files. Unreadable files are errors in the diagnostics.
+    ConfigResult load() const;
+
+    /// The main file that load() reads, or "" when there is none.
+    std::string mainFile() const;
+
+    /// The conf.d files load() would read after \a config's main file, in
+    /// order.
+    std::vector<std::string> confdFiles(const Config &config) const;
+
+private:
+    std::string under(const std::string &absolute) const;
+
+    std::string root_;
+};
+
+} // namespace mpath
