@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel side that lmpath-table.c leans on, for the userspace build:
+ * dm core's argument splitting, the constructor's sequence around the
+ * parser, and lmpath_attach_path()/lmpath_detach_path() over fake path
+ * devices.  Behaviour follows the stock target (drivers/md/dm-mpath.c
+ * parse_path(), setup_scsi_dh(), multipath_ctr(), alloc_multipath_stage2()).
+ */
+#include <ctype.h>
+
+#include "lmpath.h"
+#include "lmpath-user.h"
+
+#define DM_MSG_PREFIX "lmpath-user"
+
+struct fake_dev {
+	const char *majmin;
+	const char *path;
+	bool scsi;
+};
+
+static const struct fake_dev fake_devs[] = {
+	{"8:16", "/dev/sdb", true},	   {"8:32", "/dev/sdc", true},
+	{"8:48", "/dev/sdd", true},	   {"8:64", "/dev/sde", true},
+	{"259:0", "/dev/nvme0n1", false}, {"259:1", "/dev/nvme1n1", false},
+	{"259:2", "/dev/nvme2n1", false}, {"259:3", "/dev/nvme3n1", false},
+};
+
+static const char *const scsi_dh_names[] = {"alua", "rdac", "emc", "hp_sw"};
+
+struct fake_dm_dev {
+	struct dm_dev dev;
+	const struct fake_dev *fake;
+};
+
+static struct target_type lmpath_user_type = {
+	.name = "lmpath",
+	.version = {1, 15, 0},
+};
+
+static const struct fake_dev *lookup_fake(const char *path)
+{
+	unsigned int i, major, minor;
+	char dummy, buf[16];
+
+	/* dm_devt_from_path(): "major:minor" first, else a device node */
+	if (sscanf(path, "%u:%u%c", &major, &minor, &dummy) == 2) {
+		snprintf(buf, sizeof(buf), "%u:%u", major, minor);
+		path = buf;
+	}
+	for (i = 0; i < ARRAY_SIZE(fake_devs); i++)
+		if (!strcmp(path, fake_devs[i].majmin) || !strcmp(path, fake_devs[i].path))
+			return &fake_devs[i];
+	return NULL;
+}
+
+int lmpath_user_device_known(const char *path)
+{
+	return lookup_fake(path) != NULL;
+}
+
+static bool scsi_dh_known(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(scsi_dh_names); i++)
+		if (!strcmp(name, scsi_dh_names[i]))
+			return true;
+	return false;
+}
+
+int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p, const char *dev)
+{
+	struct dm_target *ti = m->ti;
+	const struct fake_dev *fake = lookup_fake(dev);
+	struct fake_dm_dev *fd;
+
+	if (!fake) {
+		ti->error = "error getting device";
+		return -ENXIO;
+	}
+
+	/*
+	 * setup_scsi_dh(): fake devices have no handler attached already, so
+	 * only a handler named in the table matters.  It must exist and the
+	 * device must be SCSI.
+	 */
+	if (m->hw_handler_name && (!fake->scsi || !scsi_dh_known(m->hw_handler_name))) {
+		ti->error = "error attaching hardware handler";
+		return fake->scsi ? -EINVAL : -ENODEV;
+	}
+
+	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
+	if (!fd)
+		return -ENOMEM;
+	fd->fake = fake;
+	snprintf(fd->dev.name, sizeof(fd->dev.name), "%s", fake->majmin);
+	p->dev = &fd->dev;
+	return 0;
+}
+
+void lmpath_detach_path(struct lmpath *m, struct lmpath_path *p)
+{
+	(void)m;
+	kfree(container_of(p->dev, struct fake_dm_dev, dev));
+	p->dev = NULL;
+}
+
+/* drivers/md/dm-table.c dm_split_args(), on a private copy */
+static int split_args(unsigned int *argc, char ***argvp, char *input)
+{
+	char *start, *end = input, *out, **argv;
+	unsigned int size = 8;
+
+	*argc = 0;
+	argv = calloc(size, sizeof(*argv));
+	if (!argv)
+		return -ENOMEM;
+
+	for (;;) {
+		start = skip_spaces(end);
+		if (!*start)
+			break;
+
+		end = out = start;
+		while (*end) {
+			if (*end == '\\' && *(end + 1)) {
+				*out++ = *(end + 1);
+				end += 2;
+				continue;
+			}
+			if (isspace((unsigned char)*end))
+				break;
+			*out++ = *end++;
+		}
+
+		if (*argc + 1 > size) {
+			char **bigger = realloc(argv, 2 * size * sizeof(*argv));
+
+			if (!bigger) {
+				free(argv);
+				return -ENOMEM;
+			}
+			argv = bigger;
+			size *= 2;
+		}
+
+		if (*end)
+			end++;
+		*out = '\0';
+		argv[(*argc)++] = start;
+	}
+
+	*argvp = argv;
+	return 0;
+}
+
+struct lmpath_user_map {
+	struct lmpath m;
+	struct dm_target ti;
+	char *copy;
+	char **argv;
+};
+
+int lmpath_user_create(const char *table, struct lmpath **out, const char **error)
+{
+	struct lmpath_user_map *um;
+	struct lmpath *m;
+	struct dm_arg_set as;
+	unsigned int argc;
+	int r;
+
+	*out = NULL;
+	*error = NULL;
+	um = kzalloc(sizeof(*um), GFP_KERNEL);
+	if (!um)
+		return -ENOMEM;
+	um->copy = strdup(table);
+	if (!um->copy || split_args(&argc, &um->argv, um->copy)) {
+		free(um->copy);
+		kfree(um);
+		*error = "couldn't split parameters";
+		return -ENOMEM;
+	}
+
+	m = &um->m;
+	um->ti.type = &lmpath_user_type;
+	um->ti.error = "Unknown error"; /* dm_table_add_target() */
+	um->ti.private = m;
+	m->ti = &um->ti;
+	m->pg_init_delay_msecs = LMPATH_PG_INIT_DELAY_DEFAULT;
+	spin_lock_init(&m->lock);
+	mutex_init(&m->work_mutex);
+
+	as.argc = argc;
+	as.argv = um->argv;
+
+	r = lmpath_parse_features(m, &as);
+	if (r)
+		goto bad;
+
+	/* alloc_multipath_stage2() */
+	if (m->queue_mode == DM_TYPE_NONE)
+		m->queue_mode = DM_TYPE_REQUEST_BASED;
+	else if (m->queue_mode == DM_TYPE_BIO_BASED)
+		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
+	set_bit(LMPF_QUEUE_IO, &m->flags);
+
+	r = lmpath_parse_topology(m, &as);
+	if (r)
+		goto bad;
+
+	*out = m;
+	return 0;
+
+bad:
+	*error = um->ti.error;
+	lmpath_user_destroy(m);
+	return r;
+}
+
+void lmpath_user_destroy(struct lmpath *m)
+{
+	struct lmpath_user_map *um;
+
+	if (!m)
+		return;
+	um = container_of(m, struct lmpath_user_map, m);
+	lmpath_free_topology(m);
+	mutex_destroy(&m->work_mutex);
+	pthread_mutex_destroy(&m->lock.m);
+	free(um->argv);
+	free(um->copy);
+	kfree(um);
+}
+
+void lmpath_user_status(struct lmpath *m, int table, char *buf, unsigned int maxlen)
+{
+	if (!maxlen)
+		return;
+	buf[0] = '\0';
+	spin_lock(&m->lock);
+	lmpath_emit_status(m, table ? STATUSTYPE_TABLE : STATUSTYPE_INFO, buf, maxlen);
+	spin_unlock(&m->lock);
+}
+
+unsigned int lmpath_user_nr_pgs(const struct lmpath *m)
+{
+	return m->nr_pgs;
+}
+
+unsigned int lmpath_user_nr_paths(const struct lmpath *m, unsigned int pg)
+{
+	return pg < m->nr_pgs ? m->pgs[pg].nr_paths : 0;
+}
+
+struct lmpath_ps *lmpath_user_ps(struct lmpath *m, unsigned int pg)
+{
+	return pg < m->nr_pgs ? &m->pgs[pg].ps : NULL;
+}
+
+struct lmpath_ps_path *lmpath_user_path(struct lmpath *m, unsigned int pg, unsigned int path)
+{
+	if (pg >= m->nr_pgs || path >= m->pgs[pg].nr_paths)
+		return NULL;
+	return &m->pgs[pg].paths[path].ps_path;
+}
+
+const char *lmpath_user_path_name(const struct lmpath_ps_path *path)
+{
+	return container_of(path, struct lmpath_path, ps_path)->dev->name;
+}
+
+void lmpath_user_set_cpu(unsigned int cpu)
+{
+	lmpath_shim_set_cpu(cpu);
+}
+
+void lmpath_user_set_nr_cpus(unsigned int nr_cpus, unsigned int nr_nodes)
+{
+	if (!nr_cpus || nr_cpus > NR_CPUS || !nr_nodes)
+		abort();
+	nr_cpu_ids = nr_cpus;
+	lmpath_shim_nr_nodes = nr_nodes;
+}
