@@ -1,0 +1,1595 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-lmpath: a multipath target with no lock on its fast paths.
+ *
+ * A drop-in for the stock "multipath" target: same table, status, messages
+ * and uevents.  What differs is inside: map, end_io and busy take no lock,
+ * in bio and in request mode, whatever the selector.  See lmpath.h for
+ * every shared field, who writes it and how the fast path reads it, and
+ * README.md for the reasoning.
+ *
+ * The fast path in one paragraph: the topology is immutable after the
+ * constructor; the selector picks a path from it by reading per-path
+ * atomics; a group switch is claimed with xchg() and published with
+ * WRITE_ONCE(); an I/O error takes the path out of use with one atomic
+ * transition of its flags and leaves the reporting (uevent, fail count,
+ * selector notification, table event) to a work item; bios that must wait
+ * go on a lock-free list that a work item drains; requests that must wait
+ * go back to blk-mq with a requeue code.  Only messages, pg_init,
+ * suspend/resume and status take m->lock.
+ */
+#include <linux/bio.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/device-mapper.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <scsi/scsi_dh.h>
+
+#include "lmpath.h"
+#include "lmpath-compat.h"
+
+#define DM_MSG_PREFIX "lmpath"
+
+static unsigned long queue_if_no_path_timeout_secs;
+static bool alias_multipath;
+
+/* bios waiting for a path or pg_init, fast-path failure reports, pg_init */
+static struct workqueue_struct *klmpathd;
+/* scsi_dh activations, one at a time */
+static struct workqueue_struct *klmpath_handlerd;
+/* table events */
+static struct workqueue_struct *lmpath_event_wq;
+
+static void lmpath_trigger_event(struct work_struct *work);
+static void lmpath_pg_init_work(struct work_struct *work);
+static void lmpath_process_queued_bios(struct work_struct *work);
+static void lmpath_nopath_timeout(struct timer_list *t);
+static void activate_path_work(struct work_struct *work);
+static void lmpath_fail_work(struct work_struct *work);
+
+/*
+ *---------------------------------------------------------------
+ * Per-I/O data
+ *---------------------------------------------------------------
+ */
+
+/*
+ * What a resubmitted bio needs restored: the lower layers change these
+ * fields while the bio is in flight.
+ */
+struct lmpath_bio_record {
+	struct block_device *bi_bdev;
+	int bi_remaining;
+	unsigned short bi_flags;
+	struct bvec_iter bi_iter;
+	bio_end_io_t *bi_end_io;
+#if defined(CONFIG_BLK_DEV_INTEGRITY)
+	struct bio_integrity_payload *bi_integrity;
+#endif
+};
+
+static size_t lmpath_per_bio_data_size(void)
+{
+	return sizeof(struct lmpath_io) + sizeof(struct lmpath_bio_record);
+}
+
+static struct lmpath_io *io_from_bio(struct bio *bio)
+{
+	return dm_per_bio_data(bio, lmpath_per_bio_data_size());
+}
+
+static struct lmpath_bio_record *record_from_io(struct lmpath_io *io)
+{
+	return (struct lmpath_bio_record *)(io + 1);
+}
+
+static void lmpath_bio_record(struct lmpath_bio_record *bd, struct bio *bio)
+{
+	bd->bi_bdev = bio->bi_bdev;
+	bd->bi_flags = bio->bi_flags;
+	bd->bi_iter = bio->bi_iter;
+	bd->bi_remaining = atomic_read(&bio->__bi_remaining);
+	bd->bi_end_io = bio->bi_end_io;
+#if defined(CONFIG_BLK_DEV_INTEGRITY)
+	bd->bi_integrity = bio->bi_integrity;
+#endif
+}
+
+static void lmpath_bio_restore(struct lmpath_bio_record *bd, struct bio *bio)
+{
+	bio->bi_bdev = bd->bi_bdev;
+	bio->bi_flags = bd->bi_flags;
+	bio->bi_iter = bd->bi_iter;
+	atomic_set(&bio->__bi_remaining, bd->bi_remaining);
+	bio->bi_end_io = bd->bi_end_io;
+#if defined(CONFIG_BLK_DEV_INTEGRITY)
+	bio->bi_integrity = bd->bi_integrity;
+#endif
+}
+
+/*
+ *---------------------------------------------------------------
+ * Path state changes (slow path)
+ *---------------------------------------------------------------
+ */
+#define lmpath_report_eio(m)						\
+	DMDEBUG_LIMIT("%s: returning EIO; QIFNP = %d; SQIFNP = %d; DNFS = %d", \
+		      dm_table_device_name((m)->ti->table),		\
+		      test_bit(LMPF_QUEUE_IF_NO_PATH, &(m)->flags),	\
+		      test_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &(m)->flags), \
+		      dm_noflush_suspending((m)->ti))
+
+static void __enable_nopath_timeout(struct lmpath *m)
+{
+	unsigned long timeout = READ_ONCE(queue_if_no_path_timeout_secs) * HZ;
+
+	lockdep_assert_held(&m->lock);
+
+	if (timeout && !atomic_read(&m->nr_valid_paths) &&
+	    test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
+		mod_timer(&m->nopath_timer, jiffies + timeout);
+}
+
+/* Not under m->lock: the timer function takes it. */
+static void disable_nopath_timeout(struct lmpath *m)
+{
+	timer_delete_sync(&m->nopath_timer);
+}
+
+/*
+ * Everything that follows a path leaving service, once its LMPP_USABLE bit
+ * is clear and nr_valid_paths has dropped: tell the selector, count it,
+ * send the uevent and the table event.
+ */
+static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
+{
+	struct lmpath_pg *pg = p->pg;
+
+	lockdep_assert_held(&m->lock);
+
+	DMWARN("%s: Failing path %s.", dm_table_device_name(m->ti->table),
+	       p->dev->name);
+
+	if (pg->ps.type->fail_path)
+		pg->ps.type->fail_path(&pg->ps, &p->ps_path);
+	p->fail_count++;
+
+	if (p == READ_ONCE(m->current_path))
+		WRITE_ONCE(m->current_path, NULL);
+
+	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name,
+		       atomic_read(&m->nr_valid_paths));
+	queue_work(lmpath_event_wq, &m->trigger_event);
+	__enable_nopath_timeout(m);
+}
+
+/* Take a path out of use: fail_path message, pg_init errors. */
+static int fail_path(struct lmpath_path *p)
+{
+	struct lmpath *m = p->pg->m;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
+		atomic_dec(&m->nr_valid_paths);
+		__report_path_failed(m, p);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return 0;
+}
+
+/*
+ * Take a path out of use from the fast path, without a lock: one atomic
+ * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
+ * concurrent reinstate sees either a usable path or a pending report it
+ * must flush first.  The winner queues the report.
+ */
+static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
+{
+	unsigned long old = READ_ONCE(p->ps_path.flags), new;
+
+	do {
+		if (!(old & BIT(LMPP_USABLE)))
+			return;
+		new = (old & ~BIT(LMPP_USABLE)) | BIT(LMPP_FAIL_PENDING);
+	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
+
+	atomic_dec(&m->nr_valid_paths);
+	queue_work(klmpathd, &p->fail_work);
+}
+
+static void lmpath_fail_work(struct work_struct *work)
+{
+	struct lmpath_path *p = container_of(work, struct lmpath_path,
+					     fail_work);
+	struct lmpath *m = p->pg->m;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+		__report_path_failed(m, p);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static void process_queued_io_list(struct lmpath *m)
+{
+	if (m->queue_mode == DM_TYPE_REQUEST_BASED)
+		dm_mq_kick_requeue_list(dm_table_get_md(m->ti->table));
+	else if (m->queue_mode == DM_TYPE_BIO_BASED)
+		queue_work(klmpathd, &m->process_queued_bios);
+}
+
+/* Put a failed path back into use: reinstate_path message. */
+static int reinstate_path(struct lmpath_path *p)
+{
+	struct lmpath_pg *pg = p->pg;
+	struct lmpath *m = pg->m;
+	bool run_queue = false, usable;
+	unsigned int nr_valid;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	if (lmpath_path_usable(p))
+		goto out;
+
+	/* A failure seen by end_io but not reported yet is reported first. */
+	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+		__report_path_failed(m, p);
+
+	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
+	       p->dev->name);
+
+	if (pg->ps.type->reinstate_path)
+		pg->ps.type->reinstate_path(&pg->ps, &p->ps_path);
+	set_bit(LMPP_USABLE, &p->ps_path.flags);
+
+	nr_valid = atomic_inc_return(&m->nr_valid_paths);
+	if (nr_valid == 1) {
+		WRITE_ONCE(m->current_path, NULL);
+		run_queue = true;
+	} else if (m->hw_handler_name && READ_ONCE(m->current_pg) == pg) {
+		if (queue_work(klmpath_handlerd, &p->activate_path.work))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+
+	dm_path_uevent(DM_UEVENT_PATH_REINSTATED, m->ti, p->dev->name,
+		       nr_valid);
+	queue_work(lmpath_event_wq, &m->trigger_event);
+
+out:
+	usable = lmpath_path_usable(p);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (run_queue) {
+		dm_table_run_md_queue_async(m->ti->table);
+		process_queued_io_list(m);
+	}
+
+	if (usable)
+		disable_nopath_timeout(m);
+
+	return 0;
+}
+
+/* Temporarily avoid a group (disable_group, pg_init busy) or stop doing so. */
+static void bypass_pg(struct lmpath *m, struct lmpath_pg *pg, bool bypassed)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	WRITE_ONCE(pg->bypassed, bypassed);
+	WRITE_ONCE(m->current_path, NULL);
+	WRITE_ONCE(m->current_pg, NULL);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	queue_work(lmpath_event_wq, &m->trigger_event);
+}
+
+static struct lmpath_pg *pg_from_arg(struct lmpath *m, const char *arg)
+{
+	unsigned int pg_num;
+	char dummy;
+
+	if (!arg || sscanf(arg, "%u%c", &pg_num, &dummy) != 1 || !pg_num ||
+	    !m->nr_pgs || pg_num > m->nr_pgs)
+		return NULL;
+
+	return &m->pgs[pg_num - 1];
+}
+
+/* Use @pg from the next mapped I/O on, and stop bypassing every group. */
+static int switch_pg_num(struct lmpath *m, const char *arg)
+{
+	struct lmpath_pg *pg = pg_from_arg(m, arg);
+	unsigned long flags;
+	unsigned int i;
+
+	if (!pg) {
+		DMWARN("invalid PG number supplied to %s", __func__);
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < m->nr_pgs; i++)
+		WRITE_ONCE(m->pgs[i].bypassed, false);
+	WRITE_ONCE(m->current_path, NULL);
+	WRITE_ONCE(m->current_pg, NULL);
+	WRITE_ONCE(m->next_pg, pg);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	queue_work(lmpath_event_wq, &m->trigger_event);
+	return 0;
+}
+
+static int bypass_pg_num(struct lmpath *m, const char *arg, bool bypassed)
+{
+	struct lmpath_pg *pg = pg_from_arg(m, arg);
+
+	if (!pg) {
+		DMWARN("invalid PG number supplied to bypass_pg");
+		return -EINVAL;
+	}
+
+	bypass_pg(m, pg, bypassed);
+	return 0;
+}
+
+/*
+ * If we run out of usable paths, should we queue I/O or fail it?
+ * @save_old_value keeps the current setting for resume to restore.
+ */
+static void queue_if_no_path(struct lmpath *m, bool enable,
+			     bool save_old_value, const char *caller)
+{
+	const char *name = dm_table_device_name(m->ti->table);
+	bool cur, saved;
+	unsigned long flags;
+
+	DMDEBUG("%s: %s caller=%s enable=%d save_old_value=%d",
+		name, __func__, caller, enable, save_old_value);
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	cur = test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+	saved = test_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+
+	if (save_old_value) {
+		if (unlikely(!cur && saved))
+			DMERR("%s: QIFNP disabled but saved as enabled, saving again loses state, not saving!",
+			      name);
+		else
+			assign_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &m->flags, cur);
+	} else if (!enable && saved) {
+		/* fail_if_no_path overrides what a suspend saved */
+		clear_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+	}
+	assign_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags, enable);
+
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (!enable) {
+		dm_table_run_md_queue_async(m->ti->table);
+		process_queued_io_list(m);
+	}
+}
+
+static void lmpath_nopath_timeout(struct timer_list *t)
+{
+	struct lmpath *m = from_timer(m, t, nopath_timer);
+
+	DMWARN("queue_if_no_path timeout on %s, failing queued IO",
+	       dm_table_device_name(m->ti->table));
+	queue_if_no_path(m, false, false, __func__);
+}
+
+static void lmpath_trigger_event(struct work_struct *work)
+{
+	struct lmpath *m = container_of(work, struct lmpath, trigger_event);
+
+	dm_table_event(m->ti->table);
+}
+
+/*
+ *---------------------------------------------------------------
+ * pg_init: hardware handler activation (slow path)
+ *---------------------------------------------------------------
+ */
+static int __pg_init_all_paths(struct lmpath *m)
+{
+	struct lmpath_pg *pg;
+	unsigned long delay = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&m->lock);
+
+	if (atomic_read(&m->pg_init_in_progress) ||
+	    test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
+		return 0;
+
+	atomic_inc(&m->pg_init_count);
+	clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+
+	pg = READ_ONCE(m->current_pg);
+	if (!pg)
+		return 0;
+
+	if (test_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags))
+		delay = msecs_to_jiffies(m->pg_init_delay_msecs !=
+					 LMPATH_PG_INIT_DELAY_DEFAULT ?
+					 m->pg_init_delay_msecs :
+					 LMPATH_PG_INIT_DELAY_MSECS);
+
+	for (i = 0; i < pg->nr_paths; i++) {
+		struct lmpath_path *p = &pg->paths[i];
+
+		if (!lmpath_path_usable(p))
+			continue;
+		if (queue_delayed_work(klmpath_handlerd, &p->activate_path,
+				       delay))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+
+	return atomic_read(&m->pg_init_in_progress);
+}
+
+/*
+ * Map found pg_init required.  It does not start it (that needs the lock):
+ * the first mapper to notice queues this work, later ones see the bit.
+ */
+static void lmpath_kick_pg_init(struct lmpath *m)
+{
+	if (!test_and_set_bit(LMPF_PG_INIT_KICKED, &m->flags))
+		queue_work(klmpathd, &m->pg_init_work);
+}
+
+static void lmpath_pg_init_work(struct work_struct *work)
+{
+	struct lmpath *m = container_of(work, struct lmpath, pg_init_work);
+	unsigned long flags;
+
+	clear_bit(LMPF_PG_INIT_KICKED, &m->flags);
+	/*
+	 * Re-arm the kick before looking at the state, so that a mapper
+	 * setting PG_INIT_REQUIRED after our test queues us again.
+	 */
+	smp_mb__after_atomic();
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_bit(LMPF_QUEUE_IO, &m->flags) ||
+	    test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
+		__pg_init_all_paths(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* Should a failed activation be retried at once? */
+static bool pg_init_limit_reached(struct lmpath *m)
+{
+	bool limit_reached = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (atomic_read(&m->pg_init_count) <= m->pg_init_retries &&
+	    !test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
+		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+	else
+		limit_reached = true;
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return limit_reached;
+}
+
+static void pg_init_done(void *data, int errors)
+{
+	struct lmpath_path *p = data;
+	struct lmpath_pg *pg = p->pg;
+	struct lmpath *m = pg->m;
+	bool delay_retry = false;
+	unsigned long flags;
+
+	switch (errors) {
+	case SCSI_DH_OK:
+		break;
+	case SCSI_DH_NOSYS:
+		if (!m->hw_handler_name) {
+			errors = 0;
+			break;
+		}
+		DMERR("Could not failover the device: Handler scsi_dh_%s Error %d.",
+		      m->hw_handler_name, errors);
+		/* Fail the path for now, so we do not ping-pong. */
+		fail_path(p);
+		break;
+	case SCSI_DH_DEV_TEMP_BUSY:
+		/* Probably a firmware upgrade on the controller: try the others. */
+		bypass_pg(m, pg, true);
+		break;
+	case SCSI_DH_RETRY:
+		delay_retry = true;
+		fallthrough;
+	case SCSI_DH_IMM_RETRY:
+	case SCSI_DH_RES_TEMP_UNAVAIL:
+		if (pg_init_limit_reached(m))
+			fail_path(p);
+		errors = 0;
+		break;
+	case SCSI_DH_DEV_OFFLINED:
+	default:
+		fail_path(p);
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (errors) {
+		if (p == READ_ONCE(m->current_path)) {
+			DMERR("Could not failover device. Error %d.", errors);
+			WRITE_ONCE(m->current_path, NULL);
+			WRITE_ONCE(m->current_pg, NULL);
+		}
+	} else if (!test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		WRITE_ONCE(pg->bypassed, false);
+	}
+
+	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
+		goto out;	/* other activations still running */
+
+	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
+		if (__pg_init_all_paths(m))
+			goto out;
+	}
+	clear_bit(LMPF_QUEUE_IO, &m->flags);
+	/* Pairs with the full barrier of llist_add() in lmpath_queue_bio(). */
+	smp_mb__after_atomic();
+
+	process_queued_io_list(m);
+
+	/* Wake up a suspend waiting for pg_init to finish. */
+	wake_up(&m->pg_init_wait);
+
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static void activate_or_offline_path(struct lmpath_path *p)
+{
+	struct request_queue *q = bdev_get_queue(p->dev->bdev);
+
+	if (lmpath_path_usable(p) && !blk_queue_dying(q))
+		scsi_dh_activate(q, pg_init_done, p);
+	else
+		pg_init_done(p, SCSI_DH_DEV_OFFLINED);
+}
+
+static void activate_path_work(struct work_struct *work)
+{
+	struct lmpath_path *p = container_of(work, struct lmpath_path,
+					     activate_path.work);
+
+	activate_or_offline_path(p);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Path selection (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * A new group takes over.  Racing mappers may both switch; the last store
+ * wins and both stores describe a usable group, which is all I/O needs.
+ */
+static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg)
+{
+	WRITE_ONCE(m->current_pg, pg);
+
+	/* A hardware handler must initialise the group before I/O goes. */
+	if (m->hw_handler_name) {
+		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		set_bit(LMPF_QUEUE_IO, &m->flags);
+	} else {
+		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		clear_bit(LMPF_QUEUE_IO, &m->flags);
+	}
+
+	atomic_set(&m->pg_init_count, 0);
+}
+
+static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
+					     struct lmpath_pg *pg,
+					     size_t nr_bytes)
+{
+	struct lmpath_ps_path *pp;
+	struct lmpath_path *p;
+
+	pp = pg->ps.type->select_path(&pg->ps, nr_bytes);
+	if (!pp)
+		return NULL;
+
+	p = to_lmpath_path(pp);
+	if (unlikely(READ_ONCE(m->current_pg) != pg)) {
+		WRITE_ONCE(m->current_path, p);
+		lmpath_switch_pg(m, pg);
+	}
+
+	return p;
+}
+
+static struct lmpath_path *choose_path(struct lmpath *m, size_t nr_bytes)
+{
+	struct lmpath_pg *pg;
+	struct lmpath_path *p;
+	unsigned int i;
+	int bypassed;
+
+	if (!atomic_read(&m->nr_valid_paths)) {
+		clear_bit(LMPF_QUEUE_IO, &m->flags);
+		goto failed;
+	}
+
+	/* switch_group asked for this group: one mapper claims the switch. */
+	pg = READ_ONCE(m->next_pg);
+	if (unlikely(pg) && cmpxchg(&m->next_pg, pg, NULL) == pg) {
+		p = choose_path_in_pg(m, pg, nr_bytes);
+		if (p)
+			return p;
+	}
+
+	/* Stay in the current group while it has a usable path. */
+	pg = READ_ONCE(m->current_pg);
+	if (likely(pg)) {
+		p = choose_path_in_pg(m, pg, nr_bytes);
+		if (p)
+			return p;
+	}
+
+	/*
+	 * Walk the groups in table order, first those not bypassed, then the
+	 * bypassed ones, and in that case slow down pg_init retries so that
+	 * a busy controller is not hammered.
+	 */
+	for (bypassed = 0; bypassed <= 1; bypassed++) {
+		for (i = 0; i < m->nr_pgs; i++) {
+			pg = &m->pgs[i];
+			if (READ_ONCE(pg->bypassed) != bypassed)
+				continue;
+			p = choose_path_in_pg(m, pg, nr_bytes);
+			if (p) {
+				if (bypassed)
+					set_bit(LMPF_PG_INIT_DELAY_RETRY,
+						&m->flags);
+				return p;
+			}
+		}
+	}
+
+failed:
+	WRITE_ONCE(m->current_path, NULL);
+	WRITE_ONCE(m->current_pg, NULL);
+	return NULL;
+}
+
+/*
+ * While pg_init runs, I/O stays on the path it is initialising; otherwise
+ * the selector chooses for every I/O.
+ */
+static struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes)
+{
+	struct lmpath_path *p = READ_ONCE(m->current_path);
+
+	if (p && test_bit(LMPF_QUEUE_IO, &m->flags))
+		return p;
+
+	return choose_path(m, nr_bytes);
+}
+
+static bool lmpath_must_hold_io(struct lmpath *m)
+{
+	return test_bit(LMPF_QUEUE_IO, &m->flags) ||
+	       test_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Request-based map/end_io (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+static int lmpath_clone_and_map(struct dm_target *ti, struct request *rq,
+				union map_info *map_context,
+				struct request **__clone)
+{
+	struct lmpath *m = ti->private;
+	struct lmpath_io *io = map_context->ptr;
+	size_t nr_bytes = blk_rq_bytes(rq);
+	struct lmpath_path *p;
+	struct request_queue *q;
+	struct request *clone;
+	struct lmpath_ps *ps;
+
+	p = lmpath_pick(m, nr_bytes);
+	if (!p) {
+		if (test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags) ||
+		    dm_noflush_suspending(ti))
+			return DM_MAPIO_DELAY_REQUEUE;
+		lmpath_report_eio(m);
+		return DM_MAPIO_KILL;
+	}
+
+	if (lmpath_must_hold_io(m)) {
+		lmpath_kick_pg_init(m);
+		return DM_MAPIO_DELAY_REQUEUE;
+	}
+
+	io->path = p;
+	io->nr_bytes = nr_bytes;
+
+	q = bdev_get_queue(p->dev->bdev);
+	clone = blk_mq_alloc_request(q, rq->cmd_flags | REQ_NOMERGE,
+				     BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(clone)) {
+		/* The path's queue is going away: stop using it. */
+		if (blk_queue_dying(q)) {
+			fail_path_fast(m, p);
+			return DM_MAPIO_DELAY_REQUEUE;
+		}
+
+		/*
+		 * The path is out of tags.  Plain REQUEUE becomes
+		 * BLK_STS_RESOURCE, so blk-mq reruns our queue when the path
+		 * frees a tag (SCHED_RESTART) and the scheduler above keeps
+		 * merging meanwhile; a delayed requeue would hide the busy
+		 * state from it.
+		 */
+		return DM_MAPIO_REQUEUE;
+	}
+	clone->bio = NULL;
+	clone->biotail = NULL;
+	clone->cmd_flags |= REQ_FAILFAST_TRANSPORT;
+	*__clone = clone;
+
+	ps = &p->pg->ps;
+	if (ps->type->start_io)
+		ps->type->start_io(ps, &p->ps_path, nr_bytes);
+	return DM_MAPIO_REMAPPED;
+}
+
+static void lmpath_release_clone(struct request *clone,
+				 union map_info *map_context)
+{
+	if (unlikely(map_context)) {
+		/* Still in map: undo lmpath_clone_and_map()'s start_io. */
+		struct lmpath_io *io = map_context->ptr;
+		struct lmpath_path *p = io->path;
+
+		if (p && p->pg->ps.type->end_io)
+			p->pg->ps.type->end_io(&p->pg->ps, &p->ps_path,
+					       io->nr_bytes,
+					       clone->io_start_time_ns);
+	}
+
+	blk_mq_free_request(clone);
+}
+
+static int lmpath_end_io(struct dm_target *ti, struct request *clone,
+			 blk_status_t error, union map_info *map_context)
+{
+	struct lmpath *m = ti->private;
+	struct lmpath_io *io = map_context->ptr;
+	struct lmpath_path *p = io->path;
+	int r = DM_ENDIO_DONE;
+
+	/*
+	 * A path error sends the original request back to dm core, which
+	 * clones it again and maps it to another path.  Requeueing the clone
+	 * here would need new bio clones, that is memory allocation on the
+	 * completion path (see dm-rq.c, end_clone_bio).
+	 */
+	if (error && blk_path_error(error)) {
+		r = error == BLK_STS_RESOURCE ? DM_ENDIO_DELAY_REQUEUE :
+						DM_ENDIO_REQUEUE;
+
+		if (p)
+			fail_path_fast(m, p);
+
+		if (!atomic_read(&m->nr_valid_paths) &&
+		    !test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags) &&
+		    !dm_noflush_suspending(ti)) {
+			if (error == BLK_STS_IOERR)
+				lmpath_report_eio(m);
+			/* complete with the original error */
+			r = DM_ENDIO_DONE;
+		}
+	}
+
+	if (p && p->pg->ps.type->end_io)
+		p->pg->ps.type->end_io(&p->pg->ps, &p->ps_path, io->nr_bytes,
+				       clone->io_start_time_ns);
+
+	return r;
+}
+
+/*
+ *---------------------------------------------------------------
+ * Bio-based map/end_io (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * Queued bios must be driven again when pg_init finishes (it clears
+ * QUEUE_IO, then kicks), when a path comes back (nr_valid_paths rises,
+ * then kick) or when queueing is switched off (flag, then kick).  The
+ * queuer adds first and checks after; llist_add() is a full barrier, so
+ * either it sees the new state and kicks, or the kicked work sees its bio.
+ */
+static bool lmpath_queue_stalled(struct lmpath *m)
+{
+	if (test_bit(LMPF_QUEUE_IO, &m->flags))
+		return true;
+	if (atomic_read(&m->nr_valid_paths))
+		return false;
+	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+}
+
+static void lmpath_queue_bio(struct lmpath *m, struct bio *bio)
+{
+	struct lmpath_io *io = io_from_bio(bio);
+
+	llist_add(&io->node, &m->queued_bios);
+	if (!lmpath_queue_stalled(m))
+		queue_work(klmpathd, &m->process_queued_bios);
+}
+
+static int __lmpath_map_bio(struct lmpath *m, struct bio *bio,
+			    struct lmpath_io *io)
+{
+	struct lmpath_path *p = lmpath_pick(m, bio->bi_iter.bi_size);
+	struct lmpath_ps *ps;
+
+	if (!p) {
+		if (test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags)) {
+			lmpath_queue_bio(m, bio);
+			return DM_MAPIO_SUBMITTED;
+		}
+		if (dm_noflush_suspending(m->ti))
+			return DM_MAPIO_REQUEUE;
+		lmpath_report_eio(m);
+		return DM_MAPIO_KILL;
+	}
+
+	if (lmpath_must_hold_io(m)) {
+		lmpath_queue_bio(m, bio);
+		lmpath_kick_pg_init(m);
+		return DM_MAPIO_SUBMITTED;
+	}
+
+	ps = &p->pg->ps;
+	io->path = p;
+	if (ps->type->features & LMPATH_PS_USE_HR_TIMER)
+		io->start_time_ns = ktime_get_ns();
+
+	bio->bi_status = 0;
+	bio_set_dev(bio, p->dev->bdev);
+	bio->bi_opf |= REQ_FAILFAST_TRANSPORT;
+
+	if (ps->type->start_io)
+		ps->type->start_io(ps, &p->ps_path, io->nr_bytes);
+	return DM_MAPIO_REMAPPED;
+}
+
+static int lmpath_map_bio(struct dm_target *ti, struct bio *bio)
+{
+	struct lmpath_io *io = io_from_bio(bio);
+
+	io->path = NULL;
+	io->nr_bytes = bio->bi_iter.bi_size;
+	io->start_time_ns = 0;
+	lmpath_bio_record(record_from_io(io), bio);
+
+	return __lmpath_map_bio(ti->private, bio, io);
+}
+
+static void lmpath_process_queued_bios(struct work_struct *work)
+{
+	struct lmpath *m = container_of(work, struct lmpath,
+					process_queued_bios);
+	struct llist_node *list;
+	struct lmpath_io *io, *tmp;
+	struct blk_plug plug;
+	struct bio *bio;
+	int r;
+
+	list = llist_del_all(&m->queued_bios);
+	if (!list)
+		return;
+	/* llist is LIFO; resubmit in arrival order. */
+	list = llist_reverse_order(list);
+
+	blk_start_plug(&plug);
+	llist_for_each_entry_safe(io, tmp, list, node) {
+		bio = dm_bio_from_per_bio_data(io, lmpath_per_bio_data_size());
+		lmpath_bio_restore(record_from_io(io), bio);
+
+		r = __lmpath_map_bio(m, bio, io);
+		switch (r) {
+		case DM_MAPIO_KILL:
+			bio->bi_status = BLK_STS_IOERR;
+			bio_endio(bio);
+			break;
+		case DM_MAPIO_REQUEUE:
+			bio->bi_status = BLK_STS_DM_REQUEUE;
+			bio_endio(bio);
+			break;
+		case DM_MAPIO_REMAPPED:
+			submit_bio_noacct(bio);
+			break;
+		case DM_MAPIO_SUBMITTED:
+			break;
+		default:
+			WARN_ONCE(true, "__lmpath_map_bio() returned %d\n", r);
+		}
+	}
+	blk_finish_plug(&plug);
+}
+
+static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
+			     blk_status_t *error)
+{
+	struct lmpath *m = ti->private;
+	struct lmpath_io *io = io_from_bio(clone);
+	struct lmpath_path *p = io->path;
+	size_t nr_bytes = io->nr_bytes;
+	u64 start_time = io->start_time_ns;
+	int r = DM_ENDIO_DONE;
+
+	/* Once queued, the bio belongs to the drain work: read it first. */
+	if (p && p->pg->ps.type->end_io && !start_time)
+		start_time = dm_start_time_ns_from_clone(clone);
+
+	if (!*error || !blk_path_error(*error))
+		goto done;
+
+	if (p)
+		fail_path_fast(m, p);
+
+	if (!atomic_read(&m->nr_valid_paths) &&
+	    !test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags)) {
+		if (dm_noflush_suspending(ti)) {
+			r = DM_ENDIO_REQUEUE;
+		} else {
+			lmpath_report_eio(m);
+			*error = BLK_STS_IOERR;
+		}
+		goto done;
+	}
+
+	lmpath_queue_bio(m, clone);
+	r = DM_ENDIO_INCOMPLETE;
+done:
+	if (p && p->pg->ps.type->end_io)
+		p->pg->ps.type->end_io(&p->pg->ps, &p->ps_path, nr_bytes,
+				       start_time);
+	return r;
+}
+
+/*
+ *---------------------------------------------------------------
+ * busy (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * Busy only when I/O could be mapped but every usable path of the group
+ * it would go to is busy: then blk-mq keeps requests in its scheduler,
+ * where they merge, instead of pushing them down to wait on the path.
+ * Not busy when I/O would be failed or queued here, or dm core would not
+ * hand it to us.
+ */
+static int lmpath_busy(struct dm_target *ti)
+{
+	struct lmpath *m = ti->private;
+	struct lmpath_pg *pg, *next_pg;
+	bool busy = true, has_active = false;
+	unsigned int i;
+
+	if (atomic_read(&m->pg_init_in_progress))
+		return true;
+
+	/* No path: request mode relies on map's delayed requeue. */
+	if (!atomic_read(&m->nr_valid_paths) &&
+	    test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
+		return m->queue_mode != DM_TYPE_REQUEST_BASED;
+
+	/* Guess the group the next I/O will use. */
+	pg = READ_ONCE(m->current_pg);
+	next_pg = READ_ONCE(m->next_pg);
+	if (unlikely(!READ_ONCE(m->current_path) && next_pg))
+		pg = next_pg;
+
+	/* Unknown without choosing, and choosing may start pg_init. */
+	if (!pg)
+		return false;
+
+	for (i = 0; i < pg->nr_paths; i++) {
+		struct lmpath_path *p = &pg->paths[i];
+
+		if (!lmpath_path_usable(p))
+			continue;
+		has_active = true;
+		if (!blk_lld_busy(bdev_get_queue(p->dev->bdev))) {
+			busy = false;
+			break;
+		}
+	}
+
+	/* No usable path here: the next map switches group, let it run. */
+	if (!has_active)
+		busy = false;
+
+	return busy;
+}
+
+/*
+ *---------------------------------------------------------------
+ * Constructor and destructor
+ *---------------------------------------------------------------
+ */
+static int setup_scsi_dh(struct block_device *bdev, struct lmpath *m,
+			 const char **attached_handler_name, char **error)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	int r;
+
+	if (test_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags)) {
+retain:
+		if (*attached_handler_name) {
+			/* Parameters were meant for another handler: drop them. */
+			if (m->hw_handler_name &&
+			    strcmp(*attached_handler_name, m->hw_handler_name)) {
+				kfree(m->hw_handler_params);
+				m->hw_handler_params = NULL;
+			}
+
+			/*
+			 * Use the attached handler; the TABLE status then
+			 * shows it instead of the one in the table line.
+			 */
+			kfree(m->hw_handler_name);
+			m->hw_handler_name = *attached_handler_name;
+			*attached_handler_name = NULL;
+		}
+	}
+
+	if (m->hw_handler_name) {
+		r = scsi_dh_attach(q, m->hw_handler_name);
+		if (r == -EBUSY) {
+			DMINFO("retaining handler on device %pg", bdev);
+			goto retain;
+		}
+		if (r < 0) {
+			*error = "error attaching hardware handler";
+			return r;
+		}
+
+		if (m->hw_handler_params) {
+			r = scsi_dh_set_params(q, m->hw_handler_params);
+			if (r < 0) {
+				*error = "unable to set hardware handler parameters";
+				return r;
+			}
+		}
+	}
+
+	return 0;
+}
+
+int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p,
+		       const char *path)
+{
+	struct dm_target *ti = m->ti;
+	const char *attached = NULL;
+	int r;
+
+	r = dm_get_device(ti, path, dm_table_get_mode(ti->table), &p->dev);
+	if (r) {
+		ti->error = "error getting device";
+		return r;
+	}
+
+	INIT_DELAYED_WORK(&p->activate_path, activate_path_work);
+	INIT_WORK(&p->fail_work, lmpath_fail_work);
+
+	attached = scsi_dh_attached_handler_name(bdev_get_queue(p->dev->bdev),
+						 GFP_KERNEL);
+	if (attached || m->hw_handler_name) {
+		r = setup_scsi_dh(p->dev->bdev, m, &attached, &ti->error);
+		kfree(attached);
+		if (r) {
+			dm_put_device(ti, p->dev);
+			p->dev = NULL;
+			return r;
+		}
+	}
+
+	return 0;
+}
+
+void lmpath_detach_path(struct lmpath *m, struct lmpath_path *p)
+{
+	dm_put_device(m->ti, p->dev);
+	p->dev = NULL;
+}
+
+static struct lmpath *alloc_lmpath(struct dm_target *ti)
+{
+	struct lmpath *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (!m)
+		return NULL;
+
+	m->ti = ti;
+	m->queue_mode = DM_TYPE_NONE;
+	m->pg_init_delay_msecs = LMPATH_PG_INIT_DELAY_DEFAULT;
+	atomic_set(&m->nr_valid_paths, 0);
+	atomic_set(&m->pg_init_in_progress, 0);
+	atomic_set(&m->pg_init_count, 0);
+	init_waitqueue_head(&m->pg_init_wait);
+	spin_lock_init(&m->lock);
+	mutex_init(&m->work_mutex);
+	INIT_WORK(&m->trigger_event, lmpath_trigger_event);
+	INIT_WORK(&m->pg_init_work, lmpath_pg_init_work);
+	INIT_WORK(&m->process_queued_bios, lmpath_process_queued_bios);
+	init_llist_head(&m->queued_bios);
+	timer_setup(&m->nopath_timer, lmpath_nopath_timeout, 0);
+
+	ti->private = m;
+	return m;
+}
+
+static void free_lmpath(struct lmpath *m)
+{
+	lmpath_free_topology(m);
+	mutex_destroy(&m->work_mutex);
+	kfree(m);
+}
+
+/* The table grammar is described in lmpath-table.c. */
+static int lmpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	struct lmpath *m;
+	unsigned long flags;
+	int r;
+
+	m = alloc_lmpath(ti);
+	if (!m) {
+		ti->error = "can't allocate multipath";
+		return -EINVAL;
+	}
+
+	r = lmpath_parse_features(m, &as);
+	if (r)
+		goto bad;
+
+	if (m->queue_mode == DM_TYPE_NONE)
+		m->queue_mode = DM_TYPE_REQUEST_BASED;
+	else if (m->queue_mode == DM_TYPE_BIO_BASED)
+		/* bio mode only discovers an attached scsi_dh, never sets one */
+		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
+	dm_table_set_type(ti->table, m->queue_mode);
+
+	/* Hold I/O until the first map has picked a group. */
+	set_bit(LMPF_QUEUE_IO, &m->flags);
+
+	r = lmpath_parse_topology(m, &as);
+	if (r)
+		goto bad;
+
+	spin_lock_irqsave(&m->lock, flags);
+	__enable_nopath_timeout(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	if (m->queue_mode == DM_TYPE_BIO_BASED)
+		ti->per_io_data_size = lmpath_per_bio_data_size();
+	else
+		ti->per_io_data_size = sizeof(struct lmpath_io);
+
+	return 0;
+
+bad:
+	free_lmpath(m);
+	return r;
+}
+
+static void lmpath_wait_for_pg_init_completion(struct lmpath *m)
+{
+	DEFINE_WAIT(wait);
+
+	for (;;) {
+		prepare_to_wait(&m->pg_init_wait, &wait, TASK_UNINTERRUPTIBLE);
+		if (!atomic_read(&m->pg_init_in_progress))
+			break;
+		io_schedule();
+	}
+	finish_wait(&m->pg_init_wait, &wait);
+}
+
+static void flush_lmpath_work(struct lmpath *m)
+{
+	unsigned long flags;
+	unsigned int i, j;
+
+	if (m->hw_handler_name && atomic_read(&m->pg_init_in_progress)) {
+		spin_lock_irqsave(&m->lock, flags);
+		if (atomic_read(&m->pg_init_in_progress) &&
+		    !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags)) {
+			spin_unlock_irqrestore(&m->lock, flags);
+
+			flush_workqueue(klmpath_handlerd);
+			lmpath_wait_for_pg_init_completion(m);
+
+			spin_lock_irqsave(&m->lock, flags);
+			clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+		}
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+
+	flush_work(&m->pg_init_work);
+	for (i = 0; i < m->nr_pgs; i++)
+		for (j = 0; j < m->pgs[i].nr_paths; j++)
+			flush_work(&m->pgs[i].paths[j].fail_work);
+	flush_work(&m->process_queued_bios);
+	flush_work(&m->trigger_event);
+}
+
+static void lmpath_dtr(struct dm_target *ti)
+{
+	struct lmpath *m = ti->private;
+
+	disable_nopath_timeout(m);
+	flush_lmpath_work(m);
+	free_lmpath(m);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Suspend and resume
+ *---------------------------------------------------------------
+ */
+
+/*
+ * A suspend with flush cannot finish while I/O is queued, so it stops
+ * queueing (and fails what is queued when no path is left).  A noflush
+ * suspend keeps queue_if_no_path: dm core holds the I/O instead.  The
+ * setting is saved for resume either way.
+ */
+static void lmpath_presuspend(struct dm_target *ti)
+{
+	struct lmpath *m = ti->private;
+
+	if (m->queue_mode == DM_TYPE_BIO_BASED || !dm_noflush_suspending(ti))
+		queue_if_no_path(m, false, true, __func__);
+}
+
+static void lmpath_postsuspend(struct dm_target *ti)
+{
+	struct lmpath *m = ti->private;
+
+	mutex_lock(&m->work_mutex);
+	flush_lmpath_work(m);
+	mutex_unlock(&m->work_mutex);
+}
+
+static void lmpath_resume(struct dm_target *ti)
+{
+	struct lmpath *m = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &m->flags)) {
+		set_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+		clear_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Status and messages
+ *---------------------------------------------------------------
+ */
+static void lmpath_status(struct dm_target *ti, status_type_t type,
+			  unsigned int status_flags, char *result,
+			  unsigned int maxlen)
+{
+	struct lmpath *m = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	lmpath_emit_status(m, type, result, maxlen);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* Apply @action to every path on device @dev. */
+static int action_dev(struct lmpath *m, dev_t dev,
+		      int (*action)(struct lmpath_path *p))
+{
+	unsigned int i, j;
+	int r = -EINVAL;
+
+	for (i = 0; i < m->nr_pgs; i++) {
+		struct lmpath_pg *pg = &m->pgs[i];
+
+		for (j = 0; j < pg->nr_paths; j++)
+			if (pg->paths[j].dev->bdev->bd_dev == dev)
+				r = action(&pg->paths[j]);
+	}
+
+	return r;
+}
+
+static int lmpath_message(struct dm_target *ti, unsigned int argc,
+			  char **argv, char *result, unsigned int maxlen)
+{
+	struct lmpath *m = ti->private;
+	int (*action)(struct lmpath_path *p);
+	unsigned long flags;
+	dev_t dev;
+	int r = -EINVAL;
+
+	mutex_lock(&m->work_mutex);
+
+	if (dm_suspended(ti)) {
+		r = -EBUSY;
+		goto out;
+	}
+
+	if (argc == 1) {
+		if (!strcasecmp(argv[0], "queue_if_no_path")) {
+			queue_if_no_path(m, true, false, __func__);
+			spin_lock_irqsave(&m->lock, flags);
+			__enable_nopath_timeout(m);
+			spin_unlock_irqrestore(&m->lock, flags);
+			r = 0;
+			goto out;
+		} else if (!strcasecmp(argv[0], "fail_if_no_path")) {
+			queue_if_no_path(m, false, false, __func__);
+			disable_nopath_timeout(m);
+			r = 0;
+			goto out;
+		}
+	}
+
+	if (argc != 2) {
+		DMWARN("Invalid multipath message arguments. Expected 2 arguments, got %d.",
+		       argc);
+		goto out;
+	}
+
+	if (!strcasecmp(argv[0], "disable_group")) {
+		r = bypass_pg_num(m, argv[1], true);
+		goto out;
+	} else if (!strcasecmp(argv[0], "enable_group")) {
+		r = bypass_pg_num(m, argv[1], false);
+		goto out;
+	} else if (!strcasecmp(argv[0], "switch_group")) {
+		r = switch_pg_num(m, argv[1]);
+		goto out;
+	} else if (!strcasecmp(argv[0], "reinstate_path")) {
+		action = reinstate_path;
+	} else if (!strcasecmp(argv[0], "fail_path")) {
+		action = fail_path;
+	} else {
+		DMWARN("Unrecognised multipath message received: %s", argv[0]);
+		goto out;
+	}
+
+	r = lmpath_devt_from_path(argv[1], &dev);
+	if (r) {
+		DMWARN("message: error getting device %s", argv[1]);
+		goto out;
+	}
+
+	r = action_dev(m, dev, action);
+
+out:
+	mutex_unlock(&m->work_mutex);
+	return r;
+}
+
+/*
+ *---------------------------------------------------------------
+ * ioctls and devices
+ *---------------------------------------------------------------
+ */
+
+/* ioctls (SG_IO included) go to the path I/O would use now. */
+static int lmpath_prepare_ioctl(struct dm_target *ti,
+				struct block_device **bdev)
+{
+	struct lmpath *m = ti->private;
+	struct lmpath_path *p;
+	unsigned long flags;
+	int r;
+
+	p = lmpath_pick(m, 0);
+	if (p) {
+		if (!test_bit(LMPF_QUEUE_IO, &m->flags)) {
+			*bdev = p->dev->bdev;
+			r = 0;
+		} else {
+			/* pg_init has not started or completed */
+			r = -ENOTCONN;
+		}
+	} else {
+		/* No path is available */
+		r = test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags) ? -ENOTCONN :
+								 -EIO;
+	}
+
+	if (r == -ENOTCONN) {
+		if (!READ_ONCE(m->current_pg))
+			/* Path status changed, redo selection */
+			(void)choose_path(m, 0);
+		spin_lock_irqsave(&m->lock, flags);
+		if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
+			(void)__pg_init_all_paths(m);
+		spin_unlock_irqrestore(&m->lock, flags);
+		dm_table_run_md_queue_async(m->ti->table);
+		process_queued_io_list(m);
+	}
+
+	/* Pass ioctls through only if the device sizes match exactly. */
+	if (!r && ti->len != bdev_nr_sectors(*bdev))
+		return 1;
+	return r;
+}
+
+static int lmpath_iterate_devices(struct dm_target *ti,
+				  iterate_devices_callout_fn fn, void *data)
+{
+	struct lmpath *m = ti->private;
+	unsigned int i, j;
+	int r;
+
+	for (i = 0; i < m->nr_pgs; i++) {
+		struct lmpath_pg *pg = &m->pgs[i];
+
+		for (j = 0; j < pg->nr_paths; j++) {
+			r = fn(ti, pg->paths[j].dev, ti->begin, ti->len, data);
+			if (r)
+				return r;
+		}
+	}
+
+	return 0;
+}
+
+/*
+ *---------------------------------------------------------------
+ * Module
+ *---------------------------------------------------------------
+ */
+static struct target_type lmpath_target = {
+	.name = "lmpath",
+	.version = {1, 0, 0},
+	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
+		    DM_TARGET_PASSES_INTEGRITY,
+	.module = THIS_MODULE,
+	.ctr = lmpath_ctr,
+	.dtr = lmpath_dtr,
+	.clone_and_map_rq = lmpath_clone_and_map,
+	.release_clone_rq = lmpath_release_clone,
+	.rq_end_io = lmpath_end_io,
+	.map = lmpath_map_bio,
+	.end_io = lmpath_end_io_bio,
+	.presuspend = lmpath_presuspend,
+	.postsuspend = lmpath_postsuspend,
+	.resume = lmpath_resume,
+	.status = lmpath_status,
+	.message = lmpath_message,
+	.prepare_ioctl = lmpath_prepare_ioctl,
+	.iterate_devices = lmpath_iterate_devices,
+	.busy = lmpath_busy,
+};
+
+/*
+ * The same target under the stock name, for tools that only know
+ * "multipath".  It reports the stock version because multipath-tools
+ * enables features by target version.
+ */
+static struct target_type lmpath_alias_target;
+static bool lmpath_alias_registered;
+
+static void lmpath_register_alias(void)
+{
+	int r;
+
+	lmpath_alias_target = lmpath_target;
+	lmpath_alias_target.name = "multipath";
+	lmpath_alias_target.version[0] = 1;
+	lmpath_alias_target.version[1] = 14;
+	lmpath_alias_target.version[2] = 0;
+
+	r = dm_register_target(&lmpath_alias_target);
+	if (r) {
+		DMWARN("not registered as \"multipath\" (%d): is dm-multipath loaded?",
+		       r);
+		return;
+	}
+
+	lmpath_alias_registered = true;
+	DMINFO("also registered as \"multipath\"");
+}
+
+static int __init dm_lmpath_init(void)
+{
+	int r = -ENOMEM;
+
+	klmpathd = alloc_workqueue("klmpathd", WQ_MEM_RECLAIM, 0);
+	if (!klmpathd)
+		goto bad_klmpathd;
+
+	/* A separate queue keeps controller activations from queueing up. */
+	klmpath_handlerd = alloc_ordered_workqueue("klmpath_handlerd",
+						   WQ_MEM_RECLAIM);
+	if (!klmpath_handlerd)
+		goto bad_handlerd;
+
+	lmpath_event_wq = alloc_workqueue("lmpath_event", 0, 0);
+	if (!lmpath_event_wq)
+		goto bad_event_wq;
+
+	r = dm_register_target(&lmpath_target);
+	if (r < 0)
+		goto bad_register;
+
+	if (alias_multipath)
+		lmpath_register_alias();
+
+	return 0;
+
+bad_register:
+	destroy_workqueue(lmpath_event_wq);
+bad_event_wq:
+	destroy_workqueue(klmpath_handlerd);
+bad_handlerd:
+	destroy_workqueue(klmpathd);
+bad_klmpathd:
+	DMERR("initialisation failed: %d", r);
+	return r;
+}
+
+static void __exit dm_lmpath_exit(void)
+{
+	if (lmpath_alias_registered)
+		dm_unregister_target(&lmpath_alias_target);
+	dm_unregister_target(&lmpath_target);
+
+	destroy_workqueue(lmpath_event_wq);
+	destroy_workqueue(klmpath_handlerd);
+	destroy_workqueue(klmpathd);
+}
+
+module_init(dm_lmpath_init);
+module_exit(dm_lmpath_exit);
+
+module_param_named(queue_if_no_path_timeout_secs,
+		   queue_if_no_path_timeout_secs, ulong, 0644);
+MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
+		 "No available paths queue IO timeout in seconds");
+
+module_param(alias_multipath, bool, 0444);
+MODULE_PARM_DESC(alias_multipath,
+		 "Also register as the \"multipath\" target when dm-multipath is not loaded");
+
+MODULE_DESCRIPTION(DM_NAME " lockless multipath target");
+MODULE_LICENSE("GPL");

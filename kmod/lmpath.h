@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-lmpath: the lockless multipath target, shared definitions.
+ *
+ * The code is split so that the parts worth testing without a kernel use a
+ * small set of primitives (SHIM.md):
+ *   lmpath-table.c  constructor parsing and status text (both directions
+ *                   of the table grammar)
+ *   lmpath-ps*.c    path selectors behind struct lmpath_ps_type
+ *   lmpath-target.c everything that touches bios, requests, scsi_dh,
+ *                   uevents and workqueues, and the module itself
+ *
+ * Shared fields, who writes them, and how the fast path (map, end_io,
+ * busy) reads them.  "ctr" means written once by the constructor, before
+ * dm core publishes the table (the table swap orders those stores before
+ * any I/O reaches us), and never again.  "lock" means m->lock.
+ *
+ * struct lmpath
+ *   flags            atomic bitops by anyone (LMPF_*); map reads test_bit()
+ *   queue_mode       ctr
+ *   hw_handler_name  ctr (may be replaced by the attached handler's name)
+ *   hw_handler_params ctr
+ *   pg_init_retries, pg_init_delay_msecs  ctr
+ *   nr_pgs, pgs[]    ctr; the array and the groups in it are immutable
+ *   current_pg       WRITE_ONCE by map (group switch, lock-free) and by
+ *                    messages/pg_init under lock; readers READ_ONCE
+ *   current_path     the path pg_init works on; same rules as current_pg
+ *   next_pg          set under lock by switch_group/ctr; claimed by map
+ *                    with xchg() so exactly one mapper switches
+ *   nr_valid_paths   atomic; decremented by whoever clears LMPP_USABLE
+ *                    (end_io or fail_path), incremented by reinstate
+ *   pg_init_in_progress, pg_init_count  atomics; writers hold lock
+ *   queued_bios      llist: map/end_io push, the drain work pops all
+ *
+ * struct lmpath_pg
+ *   ps, paths[], nr_paths, pg_num  ctr
+ *   bypassed         WRITE_ONCE under lock; map reads READ_ONCE
+ *
+ * struct lmpath_path
+ *   ps_path.flags    LMPP_USABLE / LMPP_FAIL_PENDING, atomic bitops;
+ *                    end_io clears USABLE with test_and_clear_bit()
+ *   fail_count       lock; read by status (under lock)
+ *   dev, pg          ctr
+ */
+#ifndef DM_LMPATH_H
+#define DM_LMPATH_H
+
+#include <linux/atomic.h>
+#include <linux/device-mapper.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "lmpath-ps.h"
+
+#define LMPATH_MAX_PGS		1024
+#define LMPATH_MAX_PATHS	1024
+
+/* pg_init_delay_msecs: "not set" (prints nothing), and the delay it means */
+#define LMPATH_PG_INIT_DELAY_DEFAULT	((unsigned int)-1)
+#define LMPATH_PG_INIT_DELAY_MSECS	2000
+
+/*
+ * Map state bits in lmpath.flags, all changed with atomic bitops.
+ */
+#define LMPF_QUEUE_IO			0 /* hold I/O: pg_init not done */
+#define LMPF_QUEUE_IF_NO_PATH		1 /* queue, not fail, with no path */
+#define LMPF_SAVED_QUEUE_IF_NO_PATH	2 /* QUEUE_IF_NO_PATH across suspend */
+#define LMPF_RETAIN_ATTACHED_HW_HANDLER	3 /* keep a scsi_dh already attached */
+#define LMPF_PG_INIT_DISABLED		4 /* no new pg_init (suspending) */
+#define LMPF_PG_INIT_REQUIRED		5 /* pg_init must run before I/O */
+#define LMPF_PG_INIT_DELAY_RETRY	6 /* wait before the next pg_init */
+#define LMPF_PG_INIT_KICKED		7 /* pg_init work queued by map */
+
+struct lmpath;
+struct lmpath_pg;
+
+struct lmpath_path {
+	struct lmpath_ps_path ps_path;	/* selector view; holds LMPP_* flags */
+	struct lmpath_pg *pg;		/* owning group */
+	struct dm_dev *dev;		/* the path device */
+	unsigned int fail_count;	/* cumulative failures, under lock */
+
+	struct delayed_work activate_path; /* scsi_dh activation */
+	struct work_struct fail_work;	/* reports a fast-path failure */
+};
+
+struct lmpath_pg {
+	struct lmpath *m;		/* owning map */
+	struct lmpath_ps ps;		/* the group's selector */
+	unsigned int pg_num;		/* 1-based, table order */
+	unsigned int nr_paths;
+	bool bypassed;			/* disable_group / pg_init busy */
+	struct lmpath_path *paths;	/* nr_paths entries */
+};
+
+struct lmpath {
+	unsigned long flags;		/* LMPF_* */
+	struct dm_target *ti;
+	enum dm_queue_mode queue_mode;
+
+	struct lmpath_pg *current_pg;
+	struct lmpath_path *current_path;
+	struct lmpath_pg *next_pg;
+	atomic_t nr_valid_paths;
+
+	unsigned int nr_pgs;
+	struct lmpath_pg *pgs;		/* nr_pgs entries */
+
+	const char *hw_handler_name;
+	char *hw_handler_params;
+	unsigned int pg_init_retries;
+	unsigned int pg_init_delay_msecs;
+	atomic_t pg_init_in_progress;	/* activations outstanding */
+	atomic_t pg_init_count;		/* pg_init rounds since the switch */
+	wait_queue_head_t pg_init_wait;	/* suspend waits for pg_init */
+
+	spinlock_t lock;		/* serialises the slow-path writers */
+	struct mutex work_mutex;	/* messages vs. suspend */
+
+	struct work_struct trigger_event;
+	struct work_struct pg_init_work;	/* pg_init asked for by map */
+	struct work_struct process_queued_bios;
+	struct llist_head queued_bios;
+	struct timer_list nopath_timer;	/* queue_if_no_path timeout */
+};
+
+/* Per-I/O data: request mode uses this, bio mode adds the bio record. */
+struct lmpath_io {
+	struct lmpath_path *path;
+	size_t nr_bytes;
+	u64 start_time_ns;
+	struct llist_node node;		/* bio mode: on queued_bios */
+};
+
+/*
+ * lmpath-table.c: the table grammar.
+ */
+int lmpath_parse_features(struct lmpath *m, struct dm_arg_set *as);
+int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as);
+void lmpath_free_topology(struct lmpath *m);
+void lmpath_emit_status(struct lmpath *m, status_type_t type,
+			char *result, unsigned int maxlen);
+
+/*
+ * lmpath-target.c: what the table code needs from the block layer side.
+ * lmpath_attach_path() opens @dev for @p (and sets up the hardware
+ * handler); lmpath_detach_path() undoes it.
+ */
+int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p,
+		       const char *dev);
+void lmpath_detach_path(struct lmpath *m, struct lmpath_path *p);
+
+static inline struct lmpath_path *to_lmpath_path(struct lmpath_ps_path *pp)
+{
+	return container_of(pp, struct lmpath_path, ps_path);
+}
+
+static inline bool lmpath_path_usable(const struct lmpath_path *p)
+{
+	return lmpath_ps_path_usable(&p->ps_path);
+}
+
+#endif /* DM_LMPATH_H */
