@@ -283,3 +283,8 @@ void lmpath_user_set_nr_cpus(unsigned int nr_cpus, unsigned int nr_nodes)
 	nr_cpu_ids = nr_cpus;
 	lmpath_shim_nr_nodes = nr_nodes;
 }
+
+void lmpath_user_set_clock(const unsigned long long *ns)
+{
+	lmpath_shim_set_clock((const u64 *)ns);
+}

@@ -338,6 +338,8 @@ char *lmpath_shim_skip_spaces(const char *s);
 
 /* ---- time */
 u64 ktime_get_ns(void);
+/* tests may run the clock themselves; NULL gives CLOCK_MONOTONIC back */
+void lmpath_shim_set_clock(const u64 *ns);
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL

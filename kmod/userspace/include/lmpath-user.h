@@ -48,6 +48,12 @@ const char *lmpath_user_path_name(const struct lmpath_ps_path *path);
 void lmpath_user_set_cpu(unsigned int cpu);
 void lmpath_user_set_nr_cpus(unsigned int nr_cpus, unsigned int nr_nodes);
 
+/*
+ * Make ktime_get_ns() read *@ns (a clock the test advances), or the real
+ * monotonic clock again when @ns is NULL.
+ */
+void lmpath_user_set_clock(const unsigned long long *ns);
+
 #ifdef __cplusplus
 }
 #endif

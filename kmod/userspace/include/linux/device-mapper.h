@@ -45,7 +45,11 @@ struct dm_target {
 	unsigned int num_discard_bios;
 	unsigned int num_write_zeroes_bios;
 	unsigned int per_io_data_size;
+#ifdef __cplusplus
+	void *private_; /* "private" is a C++ keyword; same layout */
+#else
 	void *private;
+#endif
 	char *error;
 };
 
