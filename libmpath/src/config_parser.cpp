@@ -730,12 +730,12 @@ void Parser::close(unsigned no, bool atEof) {
     Frame f = stack_.back();
     switch (f.ctx) {
     case Ctx::Device:
-        if (device_.vendor.empty() || device_.product.empty())
-            error(f.line, "device entry without vendor and product; ignored");
-        else if (deviceOk_)
-            config_.devices.push_back(device_);
-        else
+        if (!deviceOk_)
             error(f.line, "device entry with an invalid vendor, product or revision; ignored");
+        else if (device_.vendor.empty() || device_.product.empty())
+            error(f.line, "device entry without vendor and product; ignored");
+        else
+            config_.devices.push_back(device_);
         break;
     case Ctx::Multipath:
         if (multipath_.wwid.empty())
@@ -744,12 +744,12 @@ void Parser::close(unsigned no, bool atEof) {
             config_.multipaths.push_back(multipath_);
         break;
     case Ctx::BlacklistDevice:
-        if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
-            error(f.line, "blacklist device entry without vendor or product; ignored");
-        else if (blacklistDeviceOk_)
-            currentBlacklist().devices.push_back(blacklistDevice_);
-        else
+        if (!blacklistDeviceOk_)
             error(f.line, "blacklist device entry with an invalid vendor or product; ignored");
+        else if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
+            error(f.line, "blacklist device entry without vendor or product; ignored");
+        else
+            currentBlacklist().devices.push_back(blacklistDevice_);
         break;
     default:
         break;
@@ -812,10 +812,6 @@ bool Parser::global(unsigned no, const std::string &kw, const std::vector<Token>
         if (found || kw != name)
             return;
         found = true;
-        if (ctx() != Ctx::Defaults) {
-            warn(no, "keyword '" + kw + "' is only valid in section defaults; ignored");
-            return;
-        }
         auto text = value(no, kw, tokens, false);
         if (!text)
             return;
@@ -940,10 +936,13 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
     }
 
     bool known = false;
+    bool global = false;
     detail::forEachSetting([&](const char *name, unsigned, auto, auto) { known |= kw == name; });
-    detail::forEachGlobal([&](const char *name, auto, auto) { known |= kw == name; });
+    detail::forEachGlobal([&](const char *name, auto, auto) { global |= kw == name; });
     if (kw == "dm_target" && !ownFile_)
         warn(no, "unknown keyword 'dm_target' (only mpathd.conf accepts it); ignored");
+    else if (global)
+        warn(no, "keyword '" + kw + "' is only valid in section defaults; ignored");
     else if (known)
         warn(no, "keyword '" + kw + "' is not valid in section " + sectionName(c) + "; ignored");
     else if (isUnsupportedMultipathToolsKeyword(kw))
