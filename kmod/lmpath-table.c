@@ -284,6 +284,40 @@ static int parse_priority_group(struct lmpath_pg *pg, struct dm_arg_set *as)
 	return 0;
 }
 
+/* Release a group's paths and selector, also when half-built. */
+static void free_pg(struct lmpath *m, struct lmpath_pg *pg)
+{
+	unsigned int i;
+
+	for (i = 0; i < pg->nr_paths; i++)
+		if (pg->paths[i].dev)
+			lmpath_detach_path(m, &pg->paths[i]);
+
+	if (pg->ps.type)
+		pg->ps.type->destroy(&pg->ps);
+	kvfree(pg->paths);
+	pg->paths = NULL;
+	pg->nr_paths = 0;
+}
+
+static int parse_surplus_group(struct lmpath *m, struct dm_arg_set *as)
+{
+	struct lmpath_pg *pg;
+	int r;
+
+	pg = kzalloc(sizeof(*pg), GFP_KERNEL);
+	if (!pg) {
+		m->ti->error = "couldn't allocate priority group";
+		return -ENOMEM;
+	}
+	pg->m = m;
+
+	r = parse_priority_group(pg, as);
+	free_pg(m, pg);
+	kfree(pg);
+	return r;
+}
+
 int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as)
 {
 	static const struct dm_arg _args[] = {
@@ -324,8 +358,16 @@ int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as)
 		struct lmpath_pg *pg;
 
 		if (pg_count == nr_pgs) {
-			ti->error = "priority group count mismatch";
-			return -EINVAL;
+			/*
+			 * More groups than announced.  Parse them anyway, so
+			 * that an error inside one is reported as the stock
+			 * target reports it, then refuse the count.
+			 */
+			r = parse_surplus_group(m, as);
+			if (r)
+				return r;
+			pg_count++;
+			continue;
 		}
 
 		pg = &m->pgs[pg_count++];
@@ -354,19 +396,10 @@ int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as)
 /* Undo lmpath_parse_topology(), also after it failed half-way. */
 void lmpath_free_topology(struct lmpath *m)
 {
-	unsigned int i, j;
+	unsigned int i;
 
-	for (i = 0; i < m->nr_pgs; i++) {
-		struct lmpath_pg *pg = &m->pgs[i];
-
-		for (j = 0; j < pg->nr_paths; j++)
-			if (pg->paths[j].dev)
-				lmpath_detach_path(m, &pg->paths[j]);
-
-		if (pg->ps.type)
-			pg->ps.type->destroy(&pg->ps);
-		kvfree(pg->paths);
-	}
+	for (i = 0; i < m->nr_pgs; i++)
+		free_pg(m, &m->pgs[i]);
 	kvfree(m->pgs);
 	m->pgs = NULL;
 	m->nr_pgs = 0;
