@@ -1,0 +1,96 @@
+#include "mpath/sysfs.h"
+#include "mpath/sysfs_tree_builder.h"
+#include "mpath/sysfs_udev_properties.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace mpath;
+
+namespace {
+
+class SysfsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/mpath-sysfs-XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    void write(const std::string &rel, const std::string &content) {
+        std::filesystem::path p = std::filesystem::path(dir_) / rel;
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p) << content;
+    }
+
+    std::string dir_;
+};
+
+} // namespace
+
+TEST_F(SysfsTest, ReadAttributeDropsTrailingNewlineAndPadding) {
+    write("devices/x/vendor", "LIO-ORG \n");
+    std::string v;
+    ASSERT_EQ(Sysfs(dir_).readAttribute("devices/x/vendor", v), 0);
+    EXPECT_EQ(v, "LIO-ORG");
+}
+
+TEST_F(SysfsTest, ReadAttributeOfMissingFileIsENOENT) {
+    std::string v;
+    EXPECT_EQ(Sysfs(dir_).readAttribute("block/nope/dev", v), -ENOENT);
+}
+
+TEST_F(SysfsTest, ReadNumberRejectsText) {
+    write("a", "12x\n");
+    write("b", "2048\n");
+    uint64_t n = 0;
+    EXPECT_EQ(Sysfs(dir_).readNumber("a", n), -EINVAL);
+    ASSERT_EQ(Sysfs(dir_).readNumber("b", n), 0);
+    EXPECT_EQ(n, 2048u);
+}
+
+TEST_F(SysfsTest, ResolveFollowsRelativeLinksAndAnswersRelativeToRoot) {
+    write("devices/pci/host0/target0:0:0/0:0:0:0/vendor", "x\n");
+    std::filesystem::create_directories(std::filesystem::path(dir_) / "block/sda");
+    std::filesystem::create_directory_symlink("../../devices/pci/host0/target0:0:0/0:0:0:0",
+                                              std::filesystem::path(dir_) / "block/sda/device");
+    std::string r;
+    ASSERT_EQ(Sysfs(dir_).resolve("block/sda/device", r), 0);
+    EXPECT_EQ(r, "devices/pci/host0/target0:0:0/0:0:0:0");
+}
+
+TEST_F(SysfsTest, ResolveRefusesLinksLeadingOutOfTheTree) {
+    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
+    std::filesystem::create_directory_symlink("/tmp", std::filesystem::path(dir_) / "block/out");
+    std::string r;
+    EXPECT_EQ(Sysfs(dir_).resolve("block/out", r), -EXDEV);
+}
+
+TEST_F(SysfsTest, ListDirectoryIsSorted) {
+    write("block/sdb/dev", "8:16\n");
+    write("block/sda/dev", "8:0\n");
+    std::vector<std::string> names;
+    ASSERT_EQ(Sysfs(dir_).listDirectory("block", names), 0);
+    EXPECT_EQ(names, (std::vector<std::string>{"sda", "sdb"}));
+}
+
+TEST(SysfsUdevProperties, ParsesUdevadmPropertyOutput) {
+    auto props = SysfsUdevProperties::parse("DEVNAME=/dev/sda\nID_SERIAL=36001405aa\n"
+                                            "ID_MODEL='QEMU HARDDISK'\nnot a property\n");
+    EXPECT_EQ(props.size(), 3u);
+    EXPECT_EQ(props["ID_SERIAL"], "36001405aa");
+    EXPECT_EQ(props["ID_MODEL"], "QEMU HARDDISK");
+}
+
+TEST_F(SysfsTest, UdevPropertiesOfUnknownDeviceIsENOENT) {
+    SysfsTreeBuilder b(dir_);
+    UdevPropertyMap props;
+    EXPECT_EQ(SysfsUdevProperties(b.udevDirectory()).properties("sdz", props), -ENOENT);
+    ASSERT_EQ(b.writeUdevProperties("sdz", {{"ID_SERIAL", "3abc"}}), 0);
+    ASSERT_EQ(SysfsUdevProperties(b.udevDirectory()).properties("sdz", props), 0);
+    EXPECT_EQ(props.at("ID_SERIAL"), "3abc");
+}
