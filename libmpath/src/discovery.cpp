@@ -114,6 +114,16 @@ std::string lookup(const UdevPropertyMap &props, const std::string &key) {
 
 } // namespace
 
+DiscoveryOptions DiscoveryOptions::fromConfig(const Config &config) {
+    DiscoveryOptions o;
+    auto shared = std::make_shared<const Config>(config);
+    o.uidAttribute = [shared](const Path &p) {
+        EffectiveSettings e = shared->effective(p.vendor, p.product, p.revision, "");
+        return e.uidAttribute.origin == Origin::Builtin ? std::string{} : e.uidAttribute.value;
+    };
+    return o;
+}
+
 Discovery::Discovery(Sysfs sysfs, DiscoveryOptions options)
     : sysfs_(std::move(sysfs)), options_(std::move(options)) {}
 

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "mpath/config.h"
 #include "mpath/path.h"
 #include "mpath/sysfs.h"
 #include "mpath/udev_properties.h"
 #include "mpath/wwid.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,12 @@ struct DiscoveryOptions {
     /// Derive the WWID from sysfs (VPD page 0x83, NVMe wwid/nguid/eui)
     /// when the uid attribute is missing.
     bool sysfsFallback{true};
+
+    /// Options whose uid attribute comes from \a config (overrides {},
+    /// devices {} and the built-in device table, defaults {}); the
+    /// built-in default is left to Wwid::defaultUidAttribute() so that
+    /// NVMe namespaces use ID_WWN. The options keep a copy of \a config.
+    static DiscoveryOptions fromConfig(const Config &config);
 };
 
 /// A block device discovery could not describe, and why.

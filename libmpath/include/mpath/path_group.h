@@ -24,7 +24,7 @@ struct PathGroup {
     /// Per-path selector arguments, e.g. {"1"} for a repeat count; same
     /// count for every path of the group.
     std::vector<std::string> pathArgs{"1"};
-    int priority{0}; ///< sum of path priorities, decides group order
+    int priority{0}; ///< mean priority of the usable paths, decides group order
     GroupState state{GroupState::Unknown};
 
     bool operator==(const PathGroup &) const = default;

@@ -224,3 +224,16 @@ TEST_F(DiscoveryTest, DiscoverAllReportsDevicesItCannotDescribe) {
     EXPECT_EQ(issues[0].kernelName, "sdx");
     EXPECT_EQ(issues[0].error, -ENOENT);
 }
+
+TEST_F(DiscoveryTest, OptionsFromConfigUseTheConfiguredUidAttribute) {
+    auto d = scsiDisk("sdb", 1);
+    d.udev = {{"ID_SERIAL", "3serial"}, {"ID_WWN", "0x6001405aabbccdd0"}};
+    ASSERT_EQ(tree_->addScsiDisk(d), 0);
+    Path p;
+    ASSERT_EQ(discovery(DiscoveryOptions::fromConfig(Config{})).discover("sdb", udev(), p), 0);
+    EXPECT_EQ(p.wwid, "3serial");
+    Config c;
+    c.overrides.uidAttribute = "ID_WWN";
+    ASSERT_EQ(discovery(DiscoveryOptions::fromConfig(c)).discover("sdb", udev(), p), 0);
+    EXPECT_EQ(p.wwid, "0x6001405aabbccdd0");
+}

@@ -1,0 +1,149 @@
+#include "mpath/blacklist_filter.h"
+
+#include <gtest/gtest.h>
+
+using namespace mpath;
+
+namespace {
+
+BlacklistPattern pat(std::string_view re) {
+    BlacklistPattern p;
+    p.regex = ConfigRegex::compile(re);
+    p.where = {"/etc/multipath.conf", 7};
+    return p;
+}
+
+BlacklistDevice dev(std::string_view vendor, std::string_view product) {
+    BlacklistDevice d;
+    d.vendor = ConfigRegex::compile(vendor);
+    d.product = ConfigRegex::compile(product);
+    return d;
+}
+
+Path scsiPath(std::string name = "sdb") {
+    Path p;
+    p.kernelName = std::move(name);
+    p.vendor = "LIO-ORG";
+    p.product = "disk01";
+    p.protocol = "scsi:iscsi";
+    p.wwid = "36001405aabbccdd";
+    return p;
+}
+
+} // namespace
+
+TEST(BlacklistFilter, EmptyConfigurationBlacklistsNothing) {
+    BlacklistFilter f;
+    auto v = f.check(scsiPath(), nullptr, "ID_SERIAL");
+    EXPECT_FALSE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::None);
+    EXPECT_EQ(v.toString(), "not blacklisted");
+}
+
+TEST(BlacklistFilter, BuiltinRulesKeepOnlySdDasdAndNvme) {
+    BlacklistFilter f(BlacklistFilter::builtinDevnodeRules(), {});
+    EXPECT_FALSE(f.checkDevnode("sdb").blacklisted);
+    EXPECT_FALSE(f.checkDevnode("nvme0n1").blacklisted);
+    EXPECT_FALSE(f.checkDevnode("dasda").blacklisted);
+    EXPECT_TRUE(f.checkDevnode("vda").blacklisted);
+    EXPECT_TRUE(f.checkDevnode("dm-3").blacklisted);
+    EXPECT_TRUE(f.checkDevnode("loop0").blacklisted);
+}
+
+TEST(BlacklistFilter, DevnodeExceptionBeatsDevnodeBlacklist) {
+    Blacklist b, e;
+    b.devnodes.push_back(pat("^sd"));
+    e.devnodes.push_back(pat("^sdc$"));
+    BlacklistFilter f(b, e);
+    auto black = f.check(scsiPath("sdb"), nullptr, "");
+    EXPECT_TRUE(black.blacklisted);
+    EXPECT_EQ(black.rule, BlacklistVerdict::Rule::Devnode);
+    EXPECT_EQ(black.toString(), "blacklisted by devnode \"^sd\" (/etc/multipath.conf:7)");
+    auto kept = f.check(scsiPath("sdc"), nullptr, "");
+    EXPECT_FALSE(kept.blacklisted);
+    EXPECT_TRUE(kept.excepted);
+}
+
+TEST(BlacklistFilter, ExceptionOfOneRuleDoesNotLiftAnotherRule) {
+    Blacklist b, e;
+    e.devnodes.push_back(pat("^sdb$"));
+    b.wwids.push_back(pat("^36001405"));
+    BlacklistFilter f(b, e);
+    auto v = f.check(scsiPath("sdb"), nullptr, "");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::Wwid);
+}
+
+TEST(BlacklistFilter, DeviceNeedsVendorAndProductToMatch) {
+    Blacklist b;
+    b.devices.push_back(dev("^LIO", "^other"));
+    EXPECT_FALSE(BlacklistFilter(b, {}).check(scsiPath(), nullptr, "").blacklisted);
+    b.devices.push_back(dev("^LIO", "^disk"));
+    auto v = BlacklistFilter(b, {}).check(scsiPath(), nullptr, "");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::Device);
+    EXPECT_EQ(v.pattern, "^LIO:^disk");
+}
+
+TEST(BlacklistFilter, DeviceExceptionKeepsTheDevice) {
+    Blacklist b, e;
+    b.devices.push_back(dev(".*", ""));
+    e.devices.push_back(dev("^LIO-ORG$", ""));
+    EXPECT_FALSE(BlacklistFilter(b, e).check(scsiPath(), nullptr, "").blacklisted);
+}
+
+TEST(BlacklistFilter, ProtocolMatchesTheMultipathToolsName) {
+    Blacklist b;
+    b.protocols.push_back(pat("scsi:iscsi"));
+    EXPECT_TRUE(BlacklistFilter(b, {}).check(scsiPath(), nullptr, "").blacklisted);
+    Path fc = scsiPath();
+    fc.protocol = "scsi:fcp";
+    EXPECT_FALSE(BlacklistFilter(b, {}).check(fc, nullptr, "").blacklisted);
+}
+
+TEST(BlacklistFilter, InvertedPatternMatchesWhatTheRestDoesNot) {
+    Blacklist b;
+    b.wwids.push_back(pat("!^3600a098"));
+    EXPECT_TRUE(BlacklistFilter(b, {}).check(scsiPath(), nullptr, "").blacklisted);
+    Path netapp = scsiPath();
+    netapp.wwid = "3600a0980000";
+    EXPECT_FALSE(BlacklistFilter(b, {}).check(netapp, nullptr, "").blacklisted);
+}
+
+TEST(BlacklistFilter, PropertyExceptionsBlacklistDevicesWithoutAMatchingProperty) {
+    Blacklist e;
+    e.properties.push_back(pat("(SCSI_IDENT_|ID_WWN)"));
+    BlacklistFilter f({}, e);
+    UdevPropertyMap withWwn{{"ID_SERIAL", "3600"}, {"ID_WWN", "0x600"}};
+    UdevPropertyMap without{{"ID_SERIAL", "3600"}, {"ID_BUS", "ata"}};
+    EXPECT_FALSE(f.check(scsiPath(), &withWwn, "ID_SERIAL").blacklisted);
+    auto v = f.check(scsiPath(), &without, "ID_SERIAL");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::PropertyMissing);
+}
+
+TEST(BlacklistFilter, MissingUidAttributeDoesNotBlacklistByMissingProperty) {
+    Blacklist e;
+    e.properties.push_back(pat("ID_WWN"));
+    UdevPropertyMap unprocessed{{"DEVNAME", "/dev/sdb"}};
+    EXPECT_FALSE(BlacklistFilter({}, e).check(scsiPath(), &unprocessed, "ID_SERIAL").blacklisted);
+}
+
+TEST(BlacklistFilter, PropertyBlacklistMatchesPropertyNames) {
+    Blacklist b;
+    b.properties.push_back(pat("^ID_ATA$"));
+    UdevPropertyMap ata{{"ID_ATA", "1"}, {"ID_SERIAL", "x"}};
+    auto v = BlacklistFilter(b, {}).check(scsiPath(), &ata, "ID_SERIAL");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::Property);
+}
+
+TEST(BlacklistFilter, FromConfigAddsBuiltinDevnodeRules) {
+    Config c;
+    c.blacklist.wwids.push_back(pat("^3600"));
+    auto f = BlacklistFilter::fromConfig(c);
+    EXPECT_TRUE(f.checkDevnode("loop1").blacklisted);
+    EXPECT_TRUE(f.check(scsiPath(), nullptr, "").blacklisted);
+    c.blacklistExceptions.devnodes.push_back(pat("^vd"));
+    EXPECT_FALSE(BlacklistFilter::fromConfig(c).checkDevnode("vda").blacklisted);
+}
