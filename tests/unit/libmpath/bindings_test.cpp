@@ -1,0 +1,311 @@
+#include "mpath/bindings.h"
+#include "mpath/bindings_file.h"
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace mpath;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A bindings file as multipath-tools writes it, with an admin's edits.
+const char *kMultipathToolsFile = R"(# Multipath bindings, Version : 1.0
+# NOTE: this file is automatically maintained by the multipath program.
+# You should not need to edit this file in normal circumstances.
+#
+# Format:
+# alias wwid
+#
+mpatha 3600a098038303053453f463045727a47
+mpathb 36001405abcdef0123456789abcdef012   # added by hand
+
+	mpathd	360014059999999999999999999999999
+)";
+
+class BindingsFileTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/mpath-bindings-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+        path_ = dir_ + "/etc/multipath/bindings";
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    void write(const std::string &text) {
+        fs::create_directories(fs::path(path_).parent_path());
+        std::ofstream(path_) << text;
+    }
+    std::string read() {
+        std::ifstream in(path_);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+
+    std::string dir_;
+    std::string path_;
+};
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Alias names
+// ---------------------------------------------------------------------------
+
+TEST(Bindings, AliasNamesRunFromAToZThenAA) {
+    EXPECT_EQ(Bindings::aliasName("mpath", 0), "mpatha");
+    EXPECT_EQ(Bindings::aliasName("mpath", 25), "mpathz");
+    EXPECT_EQ(Bindings::aliasName("mpath", 26), "mpathaa");
+    EXPECT_EQ(Bindings::aliasName("mpath", 27), "mpathab");
+    EXPECT_EQ(Bindings::aliasName("mpath", 51), "mpathaz");
+    EXPECT_EQ(Bindings::aliasName("mpath", 52), "mpathba");
+    EXPECT_EQ(Bindings::aliasName("mpath", 701), "mpathzz");
+    EXPECT_EQ(Bindings::aliasName("mpath", 702), "mpathaaa");
+    EXPECT_EQ(Bindings::aliasName("data", 1), "datab");
+}
+
+TEST(Bindings, AliasIndexInvertsAliasName) {
+    for (unsigned i : {0u, 1u, 25u, 26u, 51u, 52u, 701u, 702u, 18277u, 18278u})
+        EXPECT_EQ(Bindings::aliasIndex("mpath", Bindings::aliasName("mpath", i)), i);
+    EXPECT_EQ(Bindings::aliasIndex("mpath", "mpath"), std::nullopt);
+    EXPECT_EQ(Bindings::aliasIndex("mpath", "mpathA"), std::nullopt);
+    EXPECT_EQ(Bindings::aliasIndex("mpath", "mpath1"), std::nullopt);
+    EXPECT_EQ(Bindings::aliasIndex("mpath", "other"), std::nullopt);
+    EXPECT_EQ(Bindings::aliasIndex("mpath", "mpathzzzzzzzzzzzz"), std::nullopt);
+}
+
+TEST(Bindings, NextFreeAliasStartsAtMpatha) {
+    Bindings b;
+    EXPECT_EQ(b.nextFreeAlias("mpath"), "mpatha");
+}
+
+TEST(Bindings, NextFreeAliasGoesFromMpathzToMpathaa) {
+    Bindings b;
+    for (unsigned i = 0; i < 26; ++i)
+        ASSERT_EQ(b.add(b.nextFreeAlias("mpath"), "wwid" + std::to_string(i)), 0);
+    EXPECT_EQ(b.entries().back().alias, "mpathz");
+    EXPECT_EQ(b.nextFreeAlias("mpath"), "mpathaa");
+}
+
+TEST(Bindings, NextFreeAliasFillsTheFirstGap) {
+    Bindings b;
+    ASSERT_EQ(b.add("mpatha", "1"), 0);
+    ASSERT_EQ(b.add("mpathc", "3"), 0);
+    EXPECT_EQ(b.nextFreeAlias("mpath"), "mpathb");
+}
+
+TEST(Bindings, NextFreeAliasSkipsReservedAndIgnoresOtherPrefixes) {
+    Bindings b;
+    ASSERT_EQ(b.add("mpatha", "1"), 0);
+    ASSERT_EQ(b.add("datab", "2"), 0);
+    EXPECT_EQ(b.nextFreeAlias("mpath", {"mpathb", "oracle"}), "mpathc");
+    EXPECT_EQ(b.nextFreeAlias("data"), "dataa");
+}
+
+TEST(Bindings, RefusesSecondBindingForAliasOrWwid) {
+    Bindings b;
+    ASSERT_EQ(b.add("mpatha", "1"), 0);
+    EXPECT_EQ(b.add("mpatha", "2"), -EEXIST);
+    EXPECT_EQ(b.add("mpathb", "1"), -EEXIST);
+    EXPECT_EQ(b.add("mpath c", "3"), -EINVAL);
+    EXPECT_EQ(b.add("", "3"), -EINVAL);
+    EXPECT_EQ(b.add("mpathc", ""), -EINVAL);
+    EXPECT_EQ(b.entries().size(), 1u);
+}
+
+TEST(Bindings, RemoveDropsOnlyThatWwid) {
+    Bindings b;
+    ASSERT_EQ(b.add("mpatha", "1"), 0);
+    ASSERT_EQ(b.add("mpathb", "2"), 0);
+    EXPECT_EQ(b.remove("1"), 0);
+    EXPECT_EQ(b.remove("1"), -ENOENT);
+    EXPECT_EQ(b.aliasFor("2"), "mpathb");
+    EXPECT_EQ(b.nextFreeAlias("mpath"), "mpatha");
+}
+
+// ---------------------------------------------------------------------------
+// File format
+// ---------------------------------------------------------------------------
+
+TEST(Bindings, ParsesMultipathToolsFileWithComments) {
+    BindingsParseResult r = Bindings::parse(kMultipathToolsFile, "bindings");
+    EXPECT_TRUE(r.diagnostics.empty());
+    ASSERT_EQ(r.bindings.entries().size(), 3u);
+    EXPECT_EQ(r.bindings.aliasFor("3600a098038303053453f463045727a47"), "mpatha");
+    EXPECT_EQ(r.bindings.aliasFor("36001405abcdef0123456789abcdef012"), "mpathb");
+    EXPECT_EQ(r.bindings.wwidFor("mpathd"), "360014059999999999999999999999999");
+    EXPECT_EQ(r.bindings.nextFreeAlias("mpath"), "mpathc");
+}
+
+TEST(Bindings, RejectsDuplicateAliasLine) {
+    BindingsParseResult r = Bindings::parse("mpatha 1\nmpathb 2\nmpatha 3\n", "bindings");
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "bindings:3: alias 'mpatha' is already bound to 1; line ignored");
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Error);
+    EXPECT_EQ(r.bindings.wwidFor("mpatha"), "1");
+    EXPECT_EQ(r.bindings.aliasFor("3"), std::nullopt);
+}
+
+TEST(Bindings, RejectsSecondAliasForAWwid) {
+    BindingsParseResult r = Bindings::parse("mpatha 1\nmpathb 1\n", "bindings");
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "bindings:2: wwid 1 is already bound to 'mpatha'; line ignored");
+}
+
+TEST(Bindings, RejectsMalformedLines) {
+    BindingsParseResult r = Bindings::parse("mpatha\nmpathb 2 extra\nmpathc 3\n", "bindings");
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "bindings:1: malformed binding; expected 'alias wwid'; line ignored");
+    EXPECT_EQ(r.diagnostics[1].line, 2u);
+    EXPECT_EQ(r.bindings.entries(), (std::vector<Binding>{{"mpathc", "3"}}));
+}
+
+TEST(Bindings, SerializesWithTheMultipathToolsHeaderAndRoundTrips) {
+    Bindings b;
+    ASSERT_EQ(b.add("mpatha", "36001"), 0);
+    ASSERT_EQ(b.add("oradata", "36002"), 0);
+    std::string text = b.serialize();
+    EXPECT_EQ(text.rfind("# Multipath bindings, Version : 1.0\n", 0), 0u);
+    EXPECT_NE(text.find("# alias wwid\n#\nmpatha 36001\noradata 36002\n"), std::string::npos);
+    BindingsParseResult r = Bindings::parse(text, "bindings");
+    EXPECT_TRUE(r.diagnostics.empty());
+    EXPECT_EQ(r.bindings, b);
+}
+
+// ---------------------------------------------------------------------------
+// The file on disk
+// ---------------------------------------------------------------------------
+
+TEST_F(BindingsFileTest, MissingFileReadsAsNoBindings) {
+    BindingsFile f(path_);
+    Bindings b;
+    ASSERT_EQ(f.load(b), 0);
+    EXPECT_TRUE(b.entries().empty());
+}
+
+TEST_F(BindingsFileTest, BindCreatesTheFileAndItsDirectory) {
+    BindingsFile f(path_);
+    std::string alias;
+    ASSERT_EQ(f.bind("36001", "mpath", alias), 0);
+    EXPECT_EQ(alias, "mpatha");
+    std::string text = read();
+    EXPECT_NE(text.find("\nmpatha 36001\n"), std::string::npos);
+    struct stat st;
+    ASSERT_EQ(stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(BindingsFileTest, BindReusesTheExistingAlias) {
+    write(kMultipathToolsFile);
+    BindingsFile f(path_);
+    std::string alias;
+    ASSERT_EQ(f.bind("36001405abcdef0123456789abcdef012", "mpath", alias), 0);
+    EXPECT_EQ(alias, "mpathb");
+    EXPECT_EQ(read(), kMultipathToolsFile); // nothing was rewritten
+    ASSERT_EQ(f.bind("36009", "mpath", alias), 0);
+    EXPECT_EQ(alias, "mpathc");
+    ASSERT_EQ(f.bind("36010", "mpath", alias), 0);
+    EXPECT_EQ(alias, "mpathe");
+}
+
+TEST_F(BindingsFileTest, KeepsTheModeOfAnExistingFile) {
+    write("mpatha 1\n");
+    chmod(path_.c_str(), 0644);
+    BindingsFile f(path_);
+    std::string alias;
+    ASSERT_EQ(f.bind("2", "mpath", alias), 0);
+    struct stat st;
+    ASSERT_EQ(stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST_F(BindingsFileTest, DoesNotRewriteAFileWithErrors) {
+    const char *broken = "mpatha 1\nmpatha 2\n";
+    write(broken);
+    BindingsFile f(path_);
+    std::string alias;
+    EXPECT_EQ(f.bind("3", "mpath", alias), -EBADMSG);
+    EXPECT_EQ(read(), broken);
+    // Existing bindings still answer.
+    ASSERT_EQ(f.bind("1", "mpath", alias), 0);
+    EXPECT_EQ(alias, "mpatha");
+    std::vector<Diagnostic> diags;
+    Bindings b;
+    ASSERT_EQ(f.load(b, &diags), 0);
+    EXPECT_EQ(diags.size(), 1u);
+}
+
+TEST_F(BindingsFileTest, AddAndRemoveUpdateTheFile) {
+    BindingsFile f(path_);
+    ASSERT_EQ(f.add("oradata", "36001"), 0);
+    EXPECT_EQ(f.add("oradata", "36002"), -EEXIST);
+    Bindings b;
+    ASSERT_EQ(f.load(b), 0);
+    EXPECT_EQ(b.aliasFor("36001"), "oradata");
+    ASSERT_EQ(f.remove("36001"), 0);
+    EXPECT_EQ(f.remove("36001"), -ENOENT);
+    ASSERT_EQ(f.load(b), 0);
+    EXPECT_TRUE(b.entries().empty());
+}
+
+TEST_F(BindingsFileTest, LeavesNoTemporaryFilesBehind) {
+    BindingsFile f(path_);
+    std::string alias;
+    for (int i = 0; i < 5; ++i)
+        ASSERT_EQ(f.bind(std::to_string(i), "mpath", alias), 0);
+    std::set<std::string> names;
+    for (const auto &e : fs::directory_iterator(fs::path(path_).parent_path()))
+        names.insert(e.path().filename());
+    EXPECT_EQ(names, (std::set<std::string>{"bindings", "bindings.lock"}));
+}
+
+TEST_F(BindingsFileTest, ConcurrentProcessesNeverShareAnAlias) {
+    constexpr int kProcs = 4;
+    constexpr int kPerProc = 25;
+    std::vector<pid_t> kids;
+    for (int p = 0; p < kProcs; ++p) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            BindingsFile f(path_);
+            for (int i = 0; i < kPerProc; ++i) {
+                std::string alias;
+                // Every process also asks for one shared WWID.
+                std::string wwid = i == 0 ? "shared" : std::to_string(p) + "-" + std::to_string(i);
+                if (f.bind(wwid, "mpath", alias) != 0)
+                    _exit(1);
+            }
+            _exit(0);
+        }
+        kids.push_back(pid);
+    }
+    for (pid_t pid : kids) {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    BindingsFile f(path_);
+    Bindings b;
+    std::vector<Diagnostic> diags;
+    ASSERT_EQ(f.load(b, &diags), 0);
+    EXPECT_TRUE(diags.empty()) << diags[0].toString();
+    // Every WWID bound once, every alias unique, no gaps.
+    EXPECT_EQ(b.entries().size(), size_t(kProcs * (kPerProc - 1) + 1));
+    std::set<std::string> aliases;
+    for (const auto &e : b.entries())
+        aliases.insert(e.alias);
+    EXPECT_EQ(aliases.size(), b.entries().size());
+    EXPECT_EQ(b.nextFreeAlias("mpath"), Bindings::aliasName("mpath", unsigned(aliases.size())));
+}
