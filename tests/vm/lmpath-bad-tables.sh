@@ -7,44 +7,49 @@
 
 lm_scsi_debug 2
 
-# The ctr error reaches userspace only through the kernel log:
-#   device-mapper: table: 254:0: lmpath: <ti->error> (-EINVAL)
-ctr_error() {
-	local target=$1 mark=$2
-	dmesg | tail -n +$((mark + 1)) |
-		sed -En "s/.*device-mapper: table: [^ ]+: $target: (.*) \((-E[A-Z0-9]+|-[0-9]+)\)\$/\\1/p" |
-		tail -n 1
-}
-
 for target in multipath lmpath; do
 	lm_target_load "$target"
 	map=lmbad-$target
-	dmsetup create "$map" --notable || die "cannot create $map"
-	total=0 same=0 skipped=0
+	dmsetup create "$map" --notable --noudevrules --noudevsync || die "cannot create $map"
+	tables=() wants=() skipped=0
 	while IFS= read -r line; do
 		case $line in '#'*) continue ;; esac
-		args=$(lm_subst "${line%%|*}")
-		want=${line#*|}
-		if ! lm_has_selectors "$target" "$args"; then
+		lm_subst "${line%%|*}"
+		if ! lm_has_selectors "$target" "$LM_S"; then
 			skipped=$((skipped + 1))
 			continue
 		fi
-		total=$((total + 1))
-		mark=$(dmesg | wc -l)
-		if dmsetup load "$map" --table "0 $LM_SECTORS $target $args" 2>/dev/null; then
-			lm_fail "$target accepted: $args"
+		tables+=("$LM_S")
+		wants+=("${line#*|}")
+	done <"$LM_DATA/bad-tables.txt"
+
+	# Load them all, then read the kernel log once: each refused load logs
+	#   device-mapper: table: 254:0: <target>: <ti->error> (-EINVAL)
+	# (the only way the message reaches userspace), in load order.
+	mark=$(dmesg | wc -l)
+	accepted=()
+	for i in "${!tables[@]}"; do
+		if dmsetup load "$map" --table "0 $LM_SECTORS $target ${tables[$i]}" 2>/dev/null; then
+			accepted+=("$i")
+			lm_fail "$target accepted: ${tables[$i]}"
 			dmsetup clear "$map"
-			continue
 		fi
-		got=$(ctr_error "$target" "$mark")
-		if [ "$got" = "$want" ]; then
+	done
+	mapfile -t got < <(dmesg | tail -n +$((mark + 1)) |
+		sed -En "s/.*device-mapper: table: [^ ]+: $target: (.*) \((-E[A-Z0-9]+|-[0-9]+)\)\$/\\1/p")
+	same=0 k=0
+	for i in "${!tables[@]}"; do
+		case " ${accepted[*]} " in *" $i "*) continue ;; esac
+		if [ "${got[$k]}" = "${wants[$i]}" ]; then
 			same=$((same + 1))
 		else
-			lm_fail "$target: '$args': got '$got', want '$want'"
+			lm_fail "$target: '${tables[$i]}': got '${got[$k]}', want '${wants[$i]}'"
 		fi
-	done <"$LM_DATA/bad-tables.txt"
-	dmsetup remove "$map"
-	result "${target}_rejected_as_stock" "$same/$total"
+		k=$((k + 1))
+	done
+	[ "${#got[@]}" -eq "$k" ] || lm_fail "$target: ${#got[@]} refusals logged for $k refused loads"
+	lm_remove "$map"
+	result "${target}_rejected_as_stock" "$same/${#tables[@]}"
 	result "${target}_skipped_no_selector" "$skipped"
 done
 

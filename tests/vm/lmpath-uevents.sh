@@ -48,7 +48,7 @@ events() {
 			n = 0
 		}
 		END { flush() }' "$log"
-	dmsetup remove "$map"
+	lm_remove "$map"
 }
 
 lm_target_load multipath

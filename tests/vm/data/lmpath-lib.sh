@@ -4,6 +4,8 @@
 # check, the harness is proven; when lmpath then fails it, lmpath is wrong.
 
 [ -r /lab/lib.sh ] && . /lab/lib.sh
+# grep -q ends pipelines early; judge a pipeline by its last command only.
+set +o pipefail
 command -v result >/dev/null 2>&1 || result() { echo "RESULT $1=$2"; }
 command -v die >/dev/null 2>&1 || die() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -41,12 +43,19 @@ lm_target_load() {
 # lm_has_selectors TARGET ARGS: 0 when every selector named in ARGS exists
 # for TARGET.  Debian kernels build no historical-service-time or io-affinity
 # for stock multipath; lmpath carries all five.
+declare -A LM_STOCK_PS
 lm_has_selectors() {
 	local target=$1 args=$2 s
 	[ "$target" = lmpath ] && return 0
 	for s in historical-service-time io-affinity; do
 		case " $args " in
-		*" $s "*) modprobe -q "dm-$s" 2>/dev/null || return 1 ;;
+		*" $s "*)
+			if [ -z "${LM_STOCK_PS[$s]}" ]; then
+				LM_STOCK_PS[$s]=no
+				modprobe -q "dm-$s" 2>/dev/null && LM_STOCK_PS[$s]=yes
+			fi
+			[ "${LM_STOCK_PS[$s]}" = yes ] || return 1
+			;;
 		esac
 	done
 	return 0
@@ -79,28 +88,42 @@ lm_scsi_debug() {
 	echo "paths: ${LM_PATHS[*]} (${LM_DEVS[*]}), $LM_SECTORS sectors"
 }
 
-# lm_subst ARGS: replace $P1..$P4 by the path devices.
+# lm_subst ARGS: LM_S = ARGS with $P1..$P4 replaced by the path devices
+# (a variable, not output: no subshell, which is slow under emulation).
 lm_subst() {
-	local s=$1 i
+	local i
+	LM_S=$1
 	for i in 4 3 2 1; do
-		s=${s//\$P$i/${LM_DEVS[$((i - 1))]:-0:0}}
+		LM_S=${LM_S//\$P$i/${LM_DEVS[$((i - 1))]:-0:0}}
 	done
-	printf '%s' "$s"
 }
 
-# lm_create NAME TARGET ARGS: create a map over the paths; the uuid carries
-# no "mpath-" prefix so the multipath udev rules leave the map alone.
+# lm_create NAME TARGET ARGS: create a map over the paths.  The uuid has no
+# "mpath-" prefix and udev rules are off for it (dmsetup makes the node), so
+# nothing but the scenario does I/O to the map.
 lm_create() {
 	local name=$1 target=$2 args=$3
-	dmsetup create "$name" --uuid "LMTEST-$name" \
-		--table "0 $LM_SECTORS $target $args" || return 1
-	udevadm settle --timeout=30
+	dmsetup create "$name" --noudevrules --noudevsync --uuid "LMTEST-$name" \
+		--table "0 $LM_SECTORS $target $args"
 }
+
+lm_remove() { dmsetup remove --noudevrules --noudevsync "$@"; }
 
 # lm_params NAME table|status: the map's parameters after the target name,
 # trailing blanks trimmed.
 lm_params() {
-	dmsetup "$2" "$1" | sed -e 's/^[0-9]* [0-9]* [a-z]* //' -e 's/ *$//'
+	local line
+	line=$(dmsetup "$2" "$1") || return 1
+	lm_strip "$line"
+	printf '%s' "$LM_S"
+}
+
+# lm_strip LINE: LM_S = LINE without "<start> <len> <target> " and
+# trailing blanks.
+lm_strip() {
+	local a b c rest
+	read -r a b c rest <<<"$1"
+	LM_S=${rest%"${rest##*[! ]}"}
 }
 
 # lm_read NAME: one 4 KiB direct read, so both maps see the same I/O.
@@ -147,7 +170,8 @@ lm_remove_all() {
 		$(dmsetup ls --target multipath | awk '{print $1}'); do
 		[ "$m" = "No" ] && continue
 		dmsetup message "$m" 0 fail_if_no_path >/dev/null 2>&1
-		dmsetup remove --retry "$m" || lm_fail "cannot remove map $m"
+		dmsetup remove --noudevrules --noudevsync --retry "$m" ||
+			lm_fail "cannot remove map $m"
 	done
 }
 
