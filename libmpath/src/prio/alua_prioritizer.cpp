@@ -1,0 +1,71 @@
+#include "prio/alua_prioritizer.h"
+
+#include "mpath/prio.h"
+#include "mpath/vpd.h"
+#include "prio/bounded_call.h"
+#include "prio/sysfs_prioritizer.h"
+
+#include <array>
+#include <cerrno>
+#include <memory>
+
+namespace mpath {
+
+namespace {
+
+constexpr uint32_t kReplyLength = 4096;
+
+} // namespace
+
+AluaPrioritizer::AluaPrioritizer(PrioritizerContext context, bool exclusivePreferred)
+    : context_(std::move(context)), exclusivePreferred_(exclusivePreferred) {}
+
+int AluaPrioritizer::targetPortGroup(const Path &path) const {
+    if (path.ids.targetPortGroup >= 0)
+        return path.ids.targetPortGroup;
+    std::string device;
+    if (int r = context_.sysfs.resolve("block/" + path.kernelName + "/device", device); r < 0)
+        return r;
+    std::vector<uint8_t> page;
+    if (int r = context_.sysfs.readBinary(device + "/vpd_pg83", page); r < 0)
+        return r;
+    return Vpd::targetPortGroupFromPage83(page);
+}
+
+int AluaPrioritizer::priority(const Path &path) const {
+    int rtpgError = -ENODATA;
+    int group = targetPortGroup(path);
+    if (group >= 0 && context_.scsiCommand) {
+        // MAINTENANCE IN / REPORT TARGET PORT GROUPS, basic header format.
+        const std::array<uint8_t, 12> cdb{0xa3,
+                                          0x0a,
+                                          0,
+                                          0,
+                                          0,
+                                          0,
+                                          uint8_t(kReplyLength >> 24),
+                                          uint8_t(kReplyLength >> 16),
+                                          uint8_t(kReplyLength >> 8),
+                                          uint8_t(kReplyLength),
+                                          0,
+                                          0};
+        auto reply = std::make_shared<std::vector<uint8_t>>(kReplyLength);
+        auto send = context_.scsiCommand;
+        auto timeout = context_.timeout;
+        std::string name = path.kernelName;
+        rtpgError = runBounded(
+            [send, name, cdb, reply, timeout] { return send(name, cdb, *reply, timeout); },
+            timeout);
+        if (rtpgError == 0) {
+            uint8_t state = 0;
+            bool preferred = false;
+            rtpgError = Prio::parseRtpg(*reply, static_cast<unsigned>(group), state, preferred);
+            if (rtpgError == 0)
+                return Prio::fromAluaState(state, preferred, exclusivePreferred_);
+        }
+    }
+    int r = SysfsPrioritizer::fromSysfs(context_.sysfs, path, exclusivePreferred_);
+    return r >= 0 ? r : (rtpgError != -ENODATA ? rtpgError : r);
+}
+
+} // namespace mpath

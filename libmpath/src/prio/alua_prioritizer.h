@@ -1,0 +1,24 @@
+#pragma once
+
+#include "mpath/prioritizer.h"
+
+namespace mpath {
+
+/// "alua": REPORT TARGET PORT GROUPS through SG_IO, bounded by the
+/// context's timeout; sysfs access_state when the command cannot be sent
+/// or its answer does not name the path's group.
+class AluaPrioritizer : public Prioritizer {
+public:
+    AluaPrioritizer(PrioritizerContext context, bool exclusivePreferred);
+
+    std::string name() const override { return "alua"; }
+    [[nodiscard]] int priority(const Path &path) const override;
+
+private:
+    int targetPortGroup(const Path &path) const;
+
+    PrioritizerContext context_;
+    bool exclusivePreferred_;
+};
+
+} // namespace mpath
