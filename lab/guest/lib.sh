@@ -1,0 +1,75 @@
+# Helpers for lab scenarios: `. /lab/lib.sh` at the top of a scenario.
+# Functions print what they do to stderr and fail the scenario on misuse.
+
+set -o pipefail
+
+# result KEY VALUE: a measurement the host prints after the scenario.
+result() { echo "RESULT $1=$2"; }
+
+# die MESSAGE: fail the scenario with a reason.
+die() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# wait_until SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds.
+wait_until() {
+	local limit=$1 end
+	shift
+	end=$(($(date +%s) + limit))
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# scsi_debug_paths [scsi_debug params...]: load scsi_debug (two hosts, one
+# 64 MiB LUN each unless told otherwise) and print the sd names of its
+# disks, one a line. The hosts present the same LUN, so the disks share a WWID.
+scsi_debug_paths() {
+	local args=(add_host=2 num_tgts=1 max_luns=1 dev_size_mb=64 "$@")
+	modprobe scsi_debug "${args[@]}" || die "modprobe scsi_debug ${args[*]} failed"
+	udevadm settle --timeout=30
+	local d
+	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+		[ -e "$d" ] && basename "$d"
+	done | sort
+}
+
+# devt NAME: "major:minor" of a block device.
+devt() { cat "/sys/class/block/$1/dev"; }
+
+# load_lmpath [params...]: load the project's module.
+load_lmpath() { modprobe dm-lmpath "$@" || die "modprobe dm-lmpath $* failed"; }
+
+# host_request JSON: ask the host side of the lab to act; prints its reply.
+host_request() {
+	local id
+	id=$(date +%s%N)
+	mkdir -p "$LAB_SHARE/req"
+	printf '%s\n' "$1" > "$LAB_SHARE/req/$id.tmp"
+	mv "$LAB_SHARE/req/$id.tmp" "$LAB_SHARE/req/$id.json"
+	wait_until 60 test -e "$LAB_SHARE/req/$id.reply" || die "host did not answer $1"
+	cat "$LAB_SHARE/req/$id.reply"
+	! grep -q '"error"' "$LAB_SHARE/req/$id.reply"
+}
+
+# host_qmp JSON: one QMP command on the guest's QEMU, e.g.
+#   host_qmp '{"execute":"device_del","arguments":{"id":"vdisk1"}}'
+host_qmp() { host_request "{\"qmp\": $1}"; }
+
+# host_unplug ID / host_replug ID: hot-remove a virtio-scsi disk (vdisk0,
+# vdisk1) from the host side, and plug it back with the same identity.
+host_unplug() { host_request "{\"unplug\": \"$1\"}"; }
+host_replug() { host_request "{\"replug\": \"$1\"}"; }
+
+# fio_verify NAME DEVICE SECONDS [fio args...]: random writes with
+# verification; prints fio's terse result; fails on any I/O or verify error.
+fio_verify() {
+	local name=$1 dev=$2 secs=$3
+	shift 3
+	fio --name="$name" --filename="$dev" --rw=randwrite --bs=4k --direct=1 \
+		--ioengine=libaio --iodepth=8 --size=16m --verify=crc32c \
+		--verify_fatal=1 --do_verify=1 --verify_backlog=256 --time_based --runtime="$secs" \
+		--output-format=terse "$@"
+}
