@@ -1,0 +1,59 @@
+// libFuzzer entry point: any bytes are a configuration file (and a
+// bindings and a wwids file). The parsers must never crash, hang or leak,
+// and what they return must hold together.
+
+#include "mpath/bindings.h"
+#include "mpath/config_parser.h"
+#include "mpath/wwids_file.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+using namespace mpath;
+
+namespace {
+
+void check(bool ok) {
+    if (!ok)
+        abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    std::string_view text(reinterpret_cast<const char *>(data), size);
+    size_t lines = 1;
+    for (char c : text)
+        lines += c == '\n';
+
+    for (bool ownFile : {false, true}) {
+        ConfigResult r = ConfigParser::parseString(text, "fuzz.conf", ownFile);
+        for (const auto &d : r.diagnostics) {
+            check(d.file == "fuzz.conf");
+            check(d.line >= 1 && d.line <= lines);
+            check(!d.message.empty());
+        }
+        for (const auto &dev : r.config.devices)
+            check(!dev.vendor.empty() && !dev.product.empty() && dev.vendor.valid());
+        for (const auto &mp : r.config.multipaths)
+            check(!mp.wwid.empty());
+        // Resolution and listing work on whatever was accepted.
+        const Config &c = r.config;
+        std::string wwid = c.multipaths.empty() ? "36001405" : c.multipaths.back().wwid;
+        EffectiveSettings e = c.effective("NETAPP", "LUN", "1", wwid);
+        check(!e.entries().empty());
+        check(!c.effectiveGlobals().entries().empty());
+    }
+
+    BindingsParseResult b = Bindings::parse(text, "bindings");
+    // What parse accepted serializes and reads back the same.
+    BindingsParseResult again = Bindings::parse(b.bindings.serialize(), "bindings");
+    check(again.diagnostics.empty() && again.bindings == b.bindings);
+    (void)b.bindings.nextFreeAlias("mpath");
+
+    auto wwids = WwidsFile::parse(text, "wwids");
+    check(WwidsFile::parse(WwidsFile::serialize(wwids), "wwids") == wwids);
+    return 0;
+}
