@@ -76,7 +76,8 @@ protected:
         PrioritizerContext c;
         c.sysfs = Sysfs(tree_->sysfsRoot());
         c.devDirectory = dir_ + "/dev-none";
-        c.timeout = 200ms;
+        // Generous: the machine may be busy; tests of the bound set their own.
+        c.timeout = 10s;
         return c;
     }
 
@@ -204,19 +205,19 @@ TEST_F(PrioritizerTest, SysfsReadsAccessStateAndPreferredPath) {
 TEST_F(PrioritizerTest, AluaAsksTheDeviceForItsTargetPortGroup) {
     Path a = scsi("sda", "standby", 0, 2);
     PrioritizerContext c = context();
-    std::vector<uint8_t> seenCdb;
-    c.scsiCommand = [&seenCdb](const std::string &name, std::span<const uint8_t> cdb,
-                               std::vector<uint8_t> &data, std::chrono::milliseconds) {
+    auto seenCdb = std::make_shared<std::vector<uint8_t>>();
+    c.scsiCommand = [seenCdb](const std::string &name, std::span<const uint8_t> cdb,
+                              std::vector<uint8_t> &data, std::chrono::milliseconds) {
         EXPECT_EQ(name, "sda");
-        seenCdb.assign(cdb.begin(), cdb.end());
+        seenCdb->assign(cdb.begin(), cdb.end());
         data = rtpgReply({{0x00, 1}, {0x01, 2}});
         return 0;
     };
     // Discovery left targetPortGroup unset: the prioritizer reads vpd_pg83.
     EXPECT_EQ(make("alua", "", c)->priority(a), 10);
-    ASSERT_EQ(seenCdb.size(), 12u);
-    EXPECT_EQ(seenCdb[0], 0xa3);
-    EXPECT_EQ(seenCdb[1], 0x0a);
+    ASSERT_EQ(seenCdb->size(), 12u);
+    EXPECT_EQ((*seenCdb)[0], 0xa3);
+    EXPECT_EQ((*seenCdb)[1], 0x0a);
 }
 
 TEST_F(PrioritizerTest, AluaFallsBackToSysfsWhenTheCommandFails) {
