@@ -28,7 +28,7 @@ void quietLog(int level, const char *, int, int, const char *f, ...) {
     lastErrorText = buf;
 }
 
-int addTargets(DmTask &t, const std::vector<DmTarget> &targets) {
+int addTargets(DmTask &t, const std::vector<DmTargetLine> &targets) {
     if (targets.empty())
         return -EINVAL;
     for (const auto &tg : targets)
@@ -87,7 +87,7 @@ int DeviceMapperLib::info(const std::string &name, DmDevice &out) {
     d.suspended = i.suspended;
     d.openCount = i.open_count > 0 ? static_cast<unsigned>(i.open_count) : 0;
     d.eventNr = i.event_nr;
-    std::vector<DmTarget> targets;
+    std::vector<DmTargetLine> targets;
     if (i.live_table && readTargets(DM_DEVICE_TABLE, name, targets) == 0 && !targets.empty())
         d.targetType = targets[0].type;
     out = std::move(d);
@@ -122,7 +122,8 @@ int DeviceMapperLib::listMultipath(std::vector<DmDevice> &out) {
     return 0;
 }
 
-int DeviceMapperLib::readTargets(int type, const std::string &name, std::vector<DmTarget> &out) {
+int DeviceMapperLib::readTargets(int type, const std::string &name,
+                                 std::vector<DmTargetLine> &out) {
     DmTask t(type);
     if (int r = setName(t, name); r < 0)
         return r;
@@ -135,7 +136,7 @@ int DeviceMapperLib::readTargets(int type, const std::string &name, std::vector<
         return -EIO;
     if (!i.exists)
         return -ENXIO;
-    std::vector<DmTarget> targets;
+    std::vector<DmTargetLine> targets;
     void *next = nullptr;
     do {
         uint64_t start = 0, length = 0;
@@ -143,24 +144,24 @@ int DeviceMapperLib::readTargets(int type, const std::string &name, std::vector<
         next = dm_get_next_target(t.get(), next, &start, &length, &ttype, &params);
         if (!ttype)
             break;
-        targets.push_back(DmTarget{start, length, ttype, params ? params : ""});
+        targets.push_back(DmTargetLine{start, length, ttype, params ? params : ""});
     } while (next);
     out = std::move(targets);
     return 0;
 }
 
-int DeviceMapperLib::table(const std::string &name, std::vector<DmTarget> &out) {
+int DeviceMapperLib::table(const std::string &name, std::vector<DmTargetLine> &out) {
     lastErrorText.clear();
     return readTargets(DM_DEVICE_TABLE, name, out);
 }
 
-int DeviceMapperLib::status(const std::string &name, std::vector<DmTarget> &out) {
+int DeviceMapperLib::status(const std::string &name, std::vector<DmTargetLine> &out) {
     lastErrorText.clear();
     return readTargets(DM_DEVICE_STATUS, name, out);
 }
 
 int DeviceMapperLib::create(const std::string &name, const std::string &uuid,
-                            const std::vector<DmTarget> &targets) {
+                            const std::vector<DmTargetLine> &targets) {
     lastErrorText.clear();
     DmTask t(DM_DEVICE_CREATE);
     if (int r = setName(t, name); r < 0)
@@ -193,7 +194,7 @@ int DeviceMapperLib::suspendResume(const std::string &name, bool suspend) {
     return r < 0 ? r : w;
 }
 
-int DeviceMapperLib::reload(const std::string &name, const std::vector<DmTarget> &targets) {
+int DeviceMapperLib::reload(const std::string &name, const std::vector<DmTargetLine> &targets) {
     lastErrorText.clear();
     {
         DmTask t(DM_DEVICE_RELOAD);

@@ -60,7 +60,7 @@ const Map *FakeDeviceMapper::map(const std::string &name) const {
     return &it->second.map;
 }
 
-int FakeDeviceMapper::parseTargets(const std::vector<DmTarget> &targets, Device &d) {
+int FakeDeviceMapper::parseTargets(const std::vector<DmTargetLine> &targets, Device &d) {
     if (targets.empty())
         return -EINVAL;
     d.multipath = isMultipathType(targets[0].type);
@@ -105,7 +105,7 @@ int FakeDeviceMapper::info(const std::string &name, DmDevice &out) {
     return 0;
 }
 
-int FakeDeviceMapper::table(const std::string &name, std::vector<DmTarget> &out) {
+int FakeDeviceMapper::table(const std::string &name, std::vector<DmTargetLine> &out) {
     if (int e = injected(Op::Table))
         return e;
     auto it = devices_.find(name);
@@ -115,7 +115,7 @@ int FakeDeviceMapper::table(const std::string &name, std::vector<DmTarget> &out)
     return 0;
 }
 
-int FakeDeviceMapper::status(const std::string &name, std::vector<DmTarget> &out) {
+int FakeDeviceMapper::status(const std::string &name, std::vector<DmTargetLine> &out) {
     if (int e = injected(Op::Status))
         return e;
     auto it = devices_.find(name);
@@ -124,13 +124,13 @@ int FakeDeviceMapper::status(const std::string &name, std::vector<DmTarget> &out
     const Device &d = it->second;
     out.clear();
     for (const auto &t : d.targets)
-        out.push_back(
-            DmTarget{t.start, t.length, t.type, d.multipath ? Status::build(d.map, d.status) : ""});
+        out.push_back(DmTargetLine{t.start, t.length, t.type,
+                                   d.multipath ? Status::build(d.map, d.status) : ""});
     return 0;
 }
 
 int FakeDeviceMapper::create(const std::string &name, const std::string &uuid,
-                             const std::vector<DmTarget> &targets) {
+                             const std::vector<DmTargetLine> &targets) {
     calls_.push_back("create " + name);
     if (int e = injected(Op::Create))
         return e;
@@ -153,7 +153,7 @@ int FakeDeviceMapper::create(const std::string &name, const std::string &uuid,
     return 0;
 }
 
-int FakeDeviceMapper::reload(const std::string &name, const std::vector<DmTarget> &targets) {
+int FakeDeviceMapper::reload(const std::string &name, const std::vector<DmTargetLine> &targets) {
     calls_.push_back("reload " + name);
     if (int e = injected(Op::Reload))
         return e;

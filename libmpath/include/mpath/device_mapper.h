@@ -8,13 +8,13 @@
 namespace mpath {
 
 /// One target line of a device-mapper table or status.
-struct DmTarget {
+struct DmTargetLine {
     uint64_t start{0};
     uint64_t length{0};
     std::string type;   ///< "multipath", "lmpath", "linear", ...
     std::string params; ///< constructor parameters, or the status text
 
-    bool operator==(const DmTarget &) const = default;
+    bool operator==(const DmTargetLine &) const = default;
 };
 
 /// What device-mapper says about one device.
@@ -47,22 +47,22 @@ public:
     [[nodiscard]] virtual int info(const std::string &name, DmDevice &out) = 0;
 
     /// Reads the live table of \p name (STATUSTYPE_TABLE).
-    [[nodiscard]] virtual int table(const std::string &name, std::vector<DmTarget> &out) = 0;
+    [[nodiscard]] virtual int table(const std::string &name, std::vector<DmTargetLine> &out) = 0;
 
     /// Reads the status of \p name (STATUSTYPE_INFO).
-    [[nodiscard]] virtual int status(const std::string &name, std::vector<DmTarget> &out) = 0;
+    [[nodiscard]] virtual int status(const std::string &name, std::vector<DmTargetLine> &out) = 0;
 
     /// Creates and resumes device \p name with \p uuid and \p targets, and
     /// waits for udev to finish with it. \return 0, -EEXIST when a device
     /// of that name or uuid exists, or another negative error code
     [[nodiscard]] virtual int create(const std::string &name, const std::string &uuid,
-                                     const std::vector<DmTarget> &targets) = 0;
+                                     const std::vector<DmTargetLine> &targets) = 0;
 
     /// Replaces the table of \p name: load into the inactive slot, suspend
     /// with noflush (queued I/O stays queued), resume. On a failed load the
     /// live table is untouched and the device is not suspended.
     [[nodiscard]] virtual int reload(const std::string &name,
-                                     const std::vector<DmTarget> &targets) = 0;
+                                     const std::vector<DmTargetLine> &targets) = 0;
 
     /// Sends a target message ("fail_path 8:16") to sector \p sector of
     /// \p name. \param reply receives the target's answer, if any; may be null

@@ -21,12 +21,12 @@ public:
 
     [[nodiscard]] int listMultipath(std::vector<DmDevice> &out) override;
     [[nodiscard]] int info(const std::string &name, DmDevice &out) override;
-    [[nodiscard]] int table(const std::string &name, std::vector<DmTarget> &out) override;
-    [[nodiscard]] int status(const std::string &name, std::vector<DmTarget> &out) override;
+    [[nodiscard]] int table(const std::string &name, std::vector<DmTargetLine> &out) override;
+    [[nodiscard]] int status(const std::string &name, std::vector<DmTargetLine> &out) override;
     [[nodiscard]] int create(const std::string &name, const std::string &uuid,
-                             const std::vector<DmTarget> &targets) override;
+                             const std::vector<DmTargetLine> &targets) override;
     [[nodiscard]] int reload(const std::string &name,
-                             const std::vector<DmTarget> &targets) override;
+                             const std::vector<DmTargetLine> &targets) override;
     [[nodiscard]] int message(const std::string &name, uint64_t sector, const std::string &text,
                               std::string *reply = nullptr) override;
     [[nodiscard]] int remove(const std::string &name, bool deferred = false) override;
@@ -40,7 +40,7 @@ public:
     static bool available();
 
 private:
-    int readTargets(int type, const std::string &name, std::vector<DmTarget> &out);
+    int readTargets(int type, const std::string &name, std::vector<DmTargetLine> &out);
     int suspendResume(const std::string &name, bool suspend);
 };
 

@@ -19,12 +19,12 @@ public:
 
     [[nodiscard]] int listMultipath(std::vector<DmDevice> &out) override;
     [[nodiscard]] int info(const std::string &name, DmDevice &out) override;
-    [[nodiscard]] int table(const std::string &name, std::vector<DmTarget> &out) override;
-    [[nodiscard]] int status(const std::string &name, std::vector<DmTarget> &out) override;
+    [[nodiscard]] int table(const std::string &name, std::vector<DmTargetLine> &out) override;
+    [[nodiscard]] int status(const std::string &name, std::vector<DmTargetLine> &out) override;
     [[nodiscard]] int create(const std::string &name, const std::string &uuid,
-                             const std::vector<DmTarget> &targets) override;
+                             const std::vector<DmTargetLine> &targets) override;
     [[nodiscard]] int reload(const std::string &name,
-                             const std::vector<DmTarget> &targets) override;
+                             const std::vector<DmTargetLine> &targets) override;
     [[nodiscard]] int message(const std::string &name, uint64_t sector, const std::string &text,
                               std::string *reply = nullptr) override;
     [[nodiscard]] int remove(const std::string &name, bool deferred = false) override;
@@ -54,7 +54,7 @@ public:
 private:
     struct Device {
         DmDevice dev;
-        std::vector<DmTarget> targets;
+        std::vector<DmTargetLine> targets;
         bool multipath{false};
         Map map;
         MapStatus status;
@@ -62,7 +62,7 @@ private:
     };
 
     int injected(Op op);
-    static int parseTargets(const std::vector<DmTarget> &targets, Device &d);
+    static int parseTargets(const std::vector<DmTargetLine> &targets, Device &d);
     static int applyMessage(Device &d, const std::string &text);
 
     std::map<std::string, Device> devices_;

@@ -10,11 +10,11 @@ using namespace mpath;
 
 namespace {
 
-const std::vector<DmTarget> twoPaths{
+const std::vector<DmTargetLine> twoPaths{
     {0, 2048, "multipath", "0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1"}};
 
 Map statusOf(FakeDeviceMapper &dm, const std::string &name) {
-    std::vector<DmTarget> t, s;
+    std::vector<DmTargetLine> t, s;
     Map m;
     EXPECT_EQ(dm.table(name, t), 0);
     EXPECT_EQ(dm.status(name, s), 0);
@@ -86,7 +86,7 @@ TEST(FakeDeviceMapper, ReportsQueueingWhenEveryPathFailedUnderQueueIfNoPath) {
     ASSERT_EQ(dm.message("m", 0, "queue_if_no_path"), 0);
     ASSERT_EQ(dm.message("m", 0, "fail_path 8:16"), 0);
     ASSERT_EQ(dm.message("m", 0, "fail_path 8:32"), 0);
-    std::vector<DmTarget> s;
+    std::vector<DmTargetLine> s;
     ASSERT_EQ(dm.status("m", s), 0);
     Map m;
     MapStatus st;
@@ -110,7 +110,7 @@ TEST(FakeDeviceMapper, AFailedReloadKeepsTheLiveTable) {
     FakeDeviceMapper dm;
     ASSERT_EQ(dm.create("m", "", twoPaths), 0);
     EXPECT_EQ(dm.reload("m", {{0, 2048, "multipath", "garbage"}}), -EINVAL);
-    std::vector<DmTarget> t;
+    std::vector<DmTargetLine> t;
     ASSERT_EQ(dm.table("m", t), 0);
     EXPECT_EQ(t, twoPaths);
 }
