@@ -97,6 +97,8 @@ run_mode() {
 	msg "$lm" "$st" fail_path "$P1"
 	[ "$(path_state "$lm" "$P1")" = F ] || check_failed "$mode: $P1 not failed"
 	same "$lm" "$st" "$mode: after fail_path"
+	echo "$mode lmpath status: $(dmsetup status "$lm")"
+	echo "$mode stock  status: $(dmsetup status "$st")"
 	io "$lm"
 	io "$st"
 	same "$lm" "$st" "$mode: I/O with one path failed"
