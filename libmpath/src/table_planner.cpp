@@ -1,0 +1,111 @@
+#include "mpath/table_planner.h"
+
+#include "mpath/blacklist_filter.h"
+#include "mpath/find_multipaths.h"
+#include "mpath/grouping.h"
+#include "mpath/names.h"
+#include "mpath/table.h"
+#include "mpath/table_settings.h"
+
+#include <algorithm>
+
+namespace mpath {
+
+namespace {
+
+bool listed(const std::vector<std::string> &v, const std::string &s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+} // namespace
+
+Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProperties &udev,
+                        const PlanOptions &options) {
+    Plan out;
+    DiscoveryOptions dopts;
+    dopts.uidAttribute = [&config](const Path &p) {
+        return config.effective(p).uidAttribute.value;
+    };
+    Discovery discovery(sysfs, dopts);
+    std::vector<Path> found = discovery.discoverAll(udev, &out.issues);
+
+    const BlacklistFilter filter = BlacklistFilter::fromConfig(config);
+    const EffectiveGlobals globals = config.effectiveGlobals();
+    std::vector<Path> kept;
+    for (auto &p : found) {
+        const EffectiveSettings eff = config.effective(p);
+        UdevPropertyMap props;
+        const bool haveProps = udev.properties(p.kernelName, props) == 0;
+        BlacklistVerdict v =
+            filter.check(p, haveProps ? &props : nullptr, haveProps ? eff.uidAttribute.value : "");
+        if (v.blacklisted) {
+            out.skipped.push_back({p.kernelName, p.wwid, v.toString()});
+            continue;
+        }
+        if (p.wwid.empty()) {
+            out.skipped.push_back({p.kernelName, "", "no WWID"});
+            continue;
+        }
+        std::string err;
+        auto prio =
+            Prioritizer::create(eff.prio.value, eff.prioArgs.value, options.prioritizers, &err);
+        if (prio) {
+            int r = prio->priority(p);
+            p.priority = r >= 0 ? r : -1;
+        }
+        kept.push_back(std::move(p));
+    }
+
+    for (auto &wp : Grouping::byWwid(std::move(kept))) {
+        bool known = listed(options.knownWwids, wp.wwid);
+        for (const auto &m : config.multipaths)
+            known = known || m.wwid == wp.wwid;
+        FindMultipathsInput in;
+        in.mode = globals.findMultipaths.value;
+        in.wwid = wp.wwid;
+        in.knownWwid = known;
+        in.pathCount = static_cast<unsigned>(wp.paths.size());
+        FindMultipathsDecision d = FindMultipathsPolicy::decide(in);
+        if (d != FindMultipathsDecision::Multipath) {
+            const std::string why =
+                d == FindMultipathsDecision::Wait
+                    ? std::string("would wait for a second path (find_multipaths ") +
+                          toString(in.mode) + ")"
+                    : std::string("not multipathed (find_multipaths ") + toString(in.mode) + ")";
+            for (const auto &p : wp.paths)
+                out.skipped.push_back({p.kernelName, p.wwid, why});
+            continue;
+        }
+
+        const EffectiveSettings eff = config.effective(wp.paths.front());
+        PlannedMap pm;
+        pm.grouping = eff.pathGroupingPolicy.value;
+        pm.pathChecker = eff.pathChecker.value;
+        pm.prio = eff.prio.value;
+        std::vector<Path> rejected;
+        pm.map = Grouping::buildMap(std::move(wp), pm.grouping, &rejected);
+        for (const auto &p : rejected)
+            out.skipped.push_back({p.kernelName, p.wwid, "its size differs from the map's"});
+
+        std::string name;
+        (void)Names::mapName(config, eff, pm.map.wwid, nullptr, name);
+        if (eff.userFriendlyNames.value && eff.alias.value.empty())
+            for (const auto &[alias, wwid] : options.bindings)
+                if (wwid == pm.map.wwid)
+                    name = alias;
+        pm.map.alias = name.empty() ? pm.map.wwid : name;
+
+        TableSettings::apply(eff, globals.dmTarget.value, pm.map);
+        std::string why;
+        if (Table::buildLine(pm.map, pm.table, &why) < 0) {
+            for (const auto &g : pm.map.groups)
+                for (const auto &p : g.paths)
+                    out.skipped.push_back({p.kernelName, p.wwid, "no valid table: " + why});
+            continue;
+        }
+        out.maps.push_back(std::move(pm));
+    }
+    return out;
+}
+
+} // namespace mpath

@@ -1,0 +1,118 @@
+#include "mpath/config_parser.h"
+#include "mpath/sysfs_tree_builder.h"
+#include "mpath/sysfs_udev_properties.h"
+#include "mpath/table_planner.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace mpath;
+
+namespace {
+
+class TablePlannerTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("planner-" + std::to_string(getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        tree_ = std::make_unique<SysfsTreeBuilder>(dir_.string());
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
+                 const std::string &accessState = "") {
+        SysfsTreeBuilder::ScsiDisk d;
+        d.name = name;
+        d.minor = minor;
+        d.host = host;
+        d.vendor = "ACME";
+        d.model = "Array";
+        d.accessState = accessState;
+        d.udev = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}};
+        ASSERT_EQ(tree_->addScsiDisk(d), 0);
+    }
+
+    Plan plan(const char *configText) {
+        ConfigResult cfg = ConfigParser::parseString(configText, "mpathd.conf", true);
+        EXPECT_FALSE(cfg.hasErrors());
+        SysfsUdevProperties udev(tree_->udevDirectory());
+        PlanOptions opts{
+            {}, {}, PrioritizerContext{Sysfs(tree_->sysfsRoot()), "/dev", {}, {}, {}, {}}};
+        // No device I/O in tests: prioritizers fall back to sysfs.
+        opts.prioritizers.scsiCommand = [](const std::string &, std::span<const uint8_t>,
+                                           std::vector<uint8_t> &,
+                                           std::chrono::milliseconds) { return -ENODEV; };
+        opts.prioritizers.nvmeAnaLog = [](const std::string &, std::vector<uint8_t> &,
+                                          std::chrono::milliseconds) { return -ENODEV; };
+        opts.prioritizers.readLatency = [](const std::string &, std::chrono::nanoseconds &) {
+            return -ENODEV;
+        };
+        return TablePlanner::plan(cfg.config, Sysfs(tree_->sysfsRoot()), udev, opts);
+    }
+
+    std::filesystem::path dir_;
+    std::unique_ptr<SysfsTreeBuilder> tree_;
+};
+
+const PlanSkip *skipOf(const Plan &p, const std::string &name) {
+    for (const auto &s : p.skipped)
+        if (s.kernelName == name)
+            return &s;
+    return nullptr;
+}
+
+} // namespace
+
+TEST_F(TablePlannerTest, GroupsPathsOfOneWwidIntoOneMapWithItsTable) {
+    addDisk("sdb", 16, 1, "36001405aaaa");
+    addDisk("sdc", 32, 2, "36001405aaaa");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
+                  "path_selector \"round-robin 0\"\n dm_target multipath\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    const PlannedMap &m = p.maps[0];
+    EXPECT_EQ(m.map.wwid, "36001405aaaa");
+    EXPECT_EQ(m.map.alias, "36001405aaaa");
+    ASSERT_EQ(m.map.groups.size(), 1u);
+    EXPECT_EQ(m.map.groups[0].paths.size(), 2u);
+    EXPECT_EQ(m.table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+}
+
+TEST_F(TablePlannerTest, LeavesALonePathAloneUnderFindMultipathsOn) {
+    addDisk("sdb", 16, 1, "36001405aaaa");
+    addDisk("sdd", 48, 3, "36001405bbbb");
+    addDisk("sdc", 32, 2, "36001405aaaa");
+    Plan p = plan("defaults {\n find_multipaths on\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    const PlanSkip *s = skipOf(p, "sdd");
+    ASSERT_NE(s, nullptr);
+    EXPECT_NE(s->reason.find("find_multipaths"), std::string::npos) << s->reason;
+}
+
+TEST_F(TablePlannerTest, ReportsBlacklistedDevicesWithTheRuleThatMatched) {
+    addDisk("sdb", 16, 1, "36001405aaaa");
+    addDisk("sdc", 32, 2, "36001405aaaa");
+    Plan p = plan("defaults {\n find_multipaths greedy\n}\nblacklist {\n devnode \"^sdc$\"\n}\n");
+    const PlanSkip *s = skipOf(p, "sdc");
+    ASSERT_NE(s, nullptr);
+    EXPECT_NE(s->reason.find("^sdc$"), std::string::npos) << s->reason;
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].map.groups.at(0).paths.size(), 1u);
+}
+
+TEST_F(TablePlannerTest, OrdersFailoverGroupsByAluaPriorityFromSysfs) {
+    addDisk("sdb", 16, 1, "36001405aaaa", "standby");
+    addDisk("sdc", 32, 2, "36001405aaaa", "active/optimized");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy failover\n prio sysfs\n "
+                  "no_path_retry queue\n}\nmultipaths {\n multipath {\n wwid 36001405aaaa\n "
+                  "alias data\n }\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    const Map &m = p.maps[0].map;
+    EXPECT_EQ(m.alias, "data");
+    ASSERT_EQ(m.groups.size(), 2u);
+    EXPECT_EQ(m.groups[0].paths[0].kernelName, "sdc") << "the optimized path's group comes first";
+    EXPECT_GT(m.groups[0].priority, m.groups[1].priority);
+    EXPECT_EQ(m.features, std::vector<std::string>{"queue_if_no_path"});
+    EXPECT_EQ(m.target, "lmpath");
+}
