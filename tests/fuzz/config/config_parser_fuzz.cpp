@@ -4,6 +4,7 @@
 
 #include "mpath/bindings.h"
 #include "mpath/config_parser.h"
+#include "mpath/config_writer.h"
 #include "mpath/wwids_file.h"
 
 #include <cstddef>
@@ -18,6 +19,22 @@ namespace {
 void check(bool ok) {
     if (!ok)
         abort();
+}
+
+Config withoutLocations(Config c) {
+    c.files.clear();
+    for (Blacklist *b : {&c.blacklist, &c.blacklistExceptions}) {
+        for (auto *list : {&b->devnodes, &b->wwids, &b->properties, &b->protocols})
+            for (auto &p : *list)
+                p.where = {};
+        for (auto &d : b->devices)
+            d.where = {};
+    }
+    for (auto &d : c.devices)
+        d.where = {};
+    for (auto &m : c.multipaths)
+        m.where = {};
+    return c;
 }
 
 } // namespace
@@ -45,6 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         EffectiveSettings e = c.effective("NETAPP", "LUN", "1", wwid);
         check(!e.entries().empty());
         check(!c.effectiveGlobals().entries().empty());
+        // What was accepted writes out and reads back the same, cleanly.
+        ConfigResult again = ConfigParser::parseString(ConfigWriter::write(c), "again", ownFile);
+        check(again.diagnostics.empty());
+        check(withoutLocations(again.config) == withoutLocations(c));
     }
 
     BindingsParseResult b = Bindings::parse(text, "bindings");

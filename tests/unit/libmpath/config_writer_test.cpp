@@ -1,0 +1,102 @@
+#include "mpath/config_parser.h"
+#include "mpath/config_writer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace mpath;
+
+namespace {
+
+// Source locations differ between a file and its rewrite; everything else
+// must not.
+Config withoutLocations(Config c) {
+    c.files.clear();
+    auto clear = [](Blacklist &b) {
+        for (auto &p : b.devnodes)
+            p.where = {};
+        for (auto &p : b.wwids)
+            p.where = {};
+        for (auto &p : b.properties)
+            p.where = {};
+        for (auto &p : b.protocols)
+            p.where = {};
+        for (auto &d : b.devices)
+            d.where = {};
+    };
+    clear(c.blacklist);
+    clear(c.blacklistExceptions);
+    for (auto &d : c.devices)
+        d.where = {};
+    for (auto &m : c.multipaths)
+        m.where = {};
+    return c;
+}
+
+std::string readData(const std::string &name) {
+    auto dir = std::filesystem::path(__FILE__).parent_path() / "data" / "config";
+    std::ifstream in(dir / name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+TEST(ConfigWriter, WritesNothingForAnEmptyConfig) {
+    EXPECT_EQ(ConfigWriter::write(Config{}), "");
+}
+
+TEST(ConfigWriter, WritesSectionsWithIndentedKeywords) {
+    ConfigResult r = ConfigParser::parseString("defaults {\n polling_interval 10\n"
+                                               " features \"1 queue_if_no_path\"\n}\n"
+                                               "multipaths {\n multipath {\n wwid 36001\n"
+                                               " alias db\n }\n}\n");
+    ASSERT_TRUE(r.diagnostics.empty());
+    EXPECT_EQ(ConfigWriter::write(r.config), "defaults {\n"
+                                             "    polling_interval 10\n"
+                                             "    features \"1 queue_if_no_path\"\n"
+                                             "}\n"
+                                             "multipaths {\n"
+                                             "    multipath {\n"
+                                             "        wwid 36001\n"
+                                             "        alias db\n"
+                                             "    }\n"
+                                             "}\n");
+}
+
+TEST(ConfigWriter, QuotesOnlyWhatTheSyntaxNeeds) {
+    EXPECT_EQ(ConfigWriter::quote("tur"), "tur");
+    EXPECT_EQ(ConfigWriter::quote(""), "\"\"");
+    EXPECT_EQ(ConfigWriter::quote("a b"), "\"a b\"");
+    EXPECT_EQ(ConfigWriter::quote("a#b"), "\"a#b\"");
+    EXPECT_EQ(ConfigWriter::quote("a!b"), "\"a!b\"");
+    EXPECT_EQ(ConfigWriter::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(ConfigWriter, RewriteOfAMultipathToolsFileReadsBackEqual) {
+    ConfigResult first = ConfigParser::parseString(readData("multipath-tools-sample.conf"));
+    ASSERT_TRUE(first.diagnostics.empty());
+    ConfigResult second = ConfigParser::parseString(ConfigWriter::write(first.config));
+    EXPECT_TRUE(second.diagnostics.empty()) << second.diagnostics[0].toString() << "\n"
+                                            << ConfigWriter::write(first.config);
+    EXPECT_EQ(withoutLocations(second.config), withoutLocations(first.config));
+}
+
+TEST(ConfigWriter, RewriteKeepsAwkwardValues) {
+    ConfigResult first = ConfigParser::parseString(
+        "defaults {\n prio_args \"a  \"\"b\"\" #c\"\n getuid_callout \"/bin/id -g\"\n"
+        " failback 15\n no_path_retry queue\n dev_loss_tmo infinity\n fast_io_fail_tmo off\n"
+        " hardware_handler \"2 alua x\"\n path_selector \"historical-service-time 1 5\"\n}\n"
+        "blacklist {\n devnode \"!^(sd|nvme)\"\n device {\n product \"[{]x[}]\"\n }\n}\n"
+        "devices {\n device {\n vendor \"A B\"\n product .*\n product_blacklist LUNZ\n"
+        " features 0\n }\n}\n",
+        "x", true);
+    ASSERT_TRUE(first.diagnostics.empty()) << first.diagnostics[0].toString();
+    ConfigResult second = ConfigParser::parseString(ConfigWriter::write(first.config), "y", true);
+    EXPECT_TRUE(second.diagnostics.empty()) << second.diagnostics[0].toString();
+    EXPECT_EQ(withoutLocations(second.config), withoutLocations(first.config));
+    EXPECT_EQ(second.config.defaults.prioArgs, "a  \"b\" #c");
+}
