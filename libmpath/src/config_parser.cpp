@@ -429,7 +429,7 @@ bool takesRestOfLine(std::string_view kw) {
 // multipath-tools keywords we read without acting on them: a warning that
 // says so, rather than "unknown", helps an admin switching over.
 bool isUnsupportedMultipathToolsKeyword(std::string_view kw) {
-    static constexpr std::array<std::string_view, 32> names{
+    static constexpr std::array<std::string_view, 46> names{
         "reassign_maps",
         "multipath_dir",
         "max_fds",
@@ -462,6 +462,20 @@ bool isUnsupportedMultipathToolsKeyword(std::string_view kw) {
         "skip_kpartx_on_reload",
         "unpriv_sgio",
         "find_multipaths_retry",
+        "allow_usb_devices",
+        "hw_str_match",
+        "reload_readwrite",
+        "ignore_new_devs",
+        "udev_dir",
+        "prio_callout",
+        "pg_timeout",
+        "mode",
+        "uid",
+        "gid",
+        "checker",
+        "selector",
+        "wwids_dir",
+        "mpath_dir",
     };
     return std::find(names.begin(), names.end(), kw) != names.end();
 }
@@ -687,7 +701,10 @@ void Parser::line(unsigned no, std::vector<Token> &tokens) {
         return;
     }
     if (tokens.size() > 1 && tokens.back().is("{")) {
-        warn(no, "unknown section '" + kw + "' in " + sectionName(ctx()) + "; ignored");
+        if (kw == "protocol" && (ctx() == Ctx::Overrides || ctx() == Ctx::Device))
+            warn(no, "section 'protocol' is not supported; ignored");
+        else
+            warn(no, "unknown section '" + kw + "' in " + sectionName(ctx()) + "; ignored");
         stack_.push_back({Ctx::Skip, no, kw});
         return;
     }

@@ -560,3 +560,11 @@ TEST(ConfigParser, ReportsErrorsForBrokenStructureWithoutCrashing) {
     for (const char *in : inputs)
         EXPECT_TRUE(parse(in).hasErrors()) << in;
 }
+
+TEST(ConfigParser, SaysProtocolSubsectionIsNotSupported) {
+    ConfigResult r = parse("overrides {\n protocol {\n  type scsi:fcp\n  dev_loss_tmo 5\n }\n"
+                           " dev_loss_tmo 60\n}\n");
+    EXPECT_EQ(onlyDiagnostic(r),
+              "/etc/multipath.conf:2: section 'protocol' is not supported; ignored");
+    EXPECT_EQ(r.config.overrides.devLossTmo, DevLossTmo::after(60));
+}
