@@ -10,7 +10,7 @@ lm_scsi_debug 2
 for target in multipath lmpath; do
 	lm_target_load "$target"
 	map=lmbad-$target
-	dmsetup create "$map" --notable --noudevrules --noudevsync || die "cannot create $map"
+	dmsetup create "$map" --notable || die "cannot create $map"
 	tables=() wants=() skipped=0
 	while IFS= read -r line; do
 		case $line in '#'*) continue ;; esac
@@ -35,8 +35,9 @@ for target in multipath lmpath; do
 			dmsetup clear "$map"
 		fi
 	done
-	mapfile -t got < <(dmesg | tail -n +$((mark + 1)) |
-		sed -En "s/.*device-mapper: table: [^ ]+: $target: (.*) \((-E[A-Z0-9]+|-[0-9]+)\)\$/\\1/p")
+	mapfile -t got <<<"$(dmesg | tail -n +$((mark + 1)) |
+		sed -En "s/.*device-mapper: table: [^ ]+: $target: (.*) \((-E[A-Z0-9]+|-[0-9]+)\)\$/\\1/p")"
+	[ -n "${got[0]}" ] || got=()
 	same=0 k=0
 	for i in "${!tables[@]}"; do
 		case " ${accepted[*]} " in *" $i "*) continue ;; esac

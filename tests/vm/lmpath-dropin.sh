@@ -5,7 +5,10 @@
 # fails over when a path goes offline, then takes it back.
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
 
-grep -q '^dm_multipath ' /proc/modules && modprobe -r dm_round_robin dm_multipath
+for m in dm_round_robin dm_queue_length dm_service_time dm_historical_service_time \
+	dm_io_affinity dm_multipath; do
+	grep -q "^$m " /proc/modules && modprobe -r "$m"
+done
 grep -q '^dm_multipath ' /proc/modules && die "stock dm-multipath is loaded and busy"
 modprobe dm-lmpath alias_multipath=1 || die "cannot load dm-lmpath alias_multipath=1"
 dmsetup targets | tee "$RESULTS/targets.txt"

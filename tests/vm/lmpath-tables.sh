@@ -26,7 +26,7 @@ snapshot() {
 			MAPS[${name#lmtab-}]=$LM_S
 			;;
 		esac
-	done < <(dmsetup "$1")
+	done <<<"$(dmsetup "$1")"
 }
 
 # compare WHAT: stock and lmpath maps agree on table and status.
@@ -64,7 +64,7 @@ while IFS= read -r line; do
 		[ "$target" = lmpath ] && [ "$got" = "$want" ] && same=$((same + 1))
 		# TABLE status is a constructor table: load it back.
 		dmsetup load "lmtab-$target" --table "0 $LM_SECTORS $target $got" &&
-			dmsetup resume --noudevrules --noudevsync "lmtab-$target" ||
+			dmsetup resume "lmtab-$target" ||
 			lm_fail "$target: round trip of '$got' rejected"
 	done
 	snapshot table

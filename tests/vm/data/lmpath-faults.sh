@@ -53,6 +53,11 @@ run_case() {
 		lm_fail "$name: $LM_TARGET rejected $table"
 		return
 	}
+	[ -b "$dev" ] || {
+		lm_fail "$name: no block device $dev"
+		lm_remove_all
+		return
+	}
 	start=$(date +%s)
 	lm_fio_start "$name" "$dev" "$FIO_SECS"
 	sleep 1

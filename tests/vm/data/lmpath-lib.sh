@@ -61,6 +61,8 @@ lm_has_selectors() {
 	return 0
 }
 
+# The guest has no /dev/fd: no process substitution, here-strings instead.
+
 # lm_scsi_debug NHOSTS [scsi_debug params]: one LUN seen through NHOSTS
 # hosts, all with the same WWID and one shared backing store.  Sets
 # LM_PATHS (sdX names) and LM_DEVS (major:minor), in host order.
@@ -98,16 +100,15 @@ lm_subst() {
 	done
 }
 
-# lm_create NAME TARGET ARGS: create a map over the paths.  The uuid has no
-# "mpath-" prefix and udev rules are off for it (dmsetup makes the node), so
-# nothing but the scenario does I/O to the map.
+# lm_create NAME TARGET ARGS: create a map over the paths; the uuid carries
+# no "mpath-" prefix so the multipath udev rules leave the map alone.
+# (dmsetup's --noudevrules would also skip the /dev/mapper node.)
 lm_create() {
 	local name=$1 target=$2 args=$3
-	dmsetup create "$name" --noudevrules --noudevsync --uuid "LMTEST-$name" \
-		--table "0 $LM_SECTORS $target $args"
+	dmsetup create "$name" --uuid "LMTEST-$name" --table "0 $LM_SECTORS $target $args"
 }
 
-lm_remove() { dmsetup remove --noudevrules --noudevsync "$@"; }
+lm_remove() { dmsetup remove "$@"; }
 
 # lm_params NAME table|status: the map's parameters after the target name,
 # trailing blanks trimmed.
@@ -170,8 +171,7 @@ lm_remove_all() {
 		$(dmsetup ls --target multipath | awk '{print $1}'); do
 		[ "$m" = "No" ] && continue
 		dmsetup message "$m" 0 fail_if_no_path >/dev/null 2>&1
-		dmsetup remove --noudevrules --noudevsync --retry "$m" ||
-			lm_fail "cannot remove map $m"
+		dmsetup remove --retry "$m" || lm_fail "cannot remove map $m"
 	done
 }
 
