@@ -9,6 +9,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace mpath;
@@ -308,4 +309,33 @@ TEST_F(BindingsFileTest, ConcurrentProcessesNeverShareAnAlias) {
         aliases.insert(e.alias);
     EXPECT_EQ(aliases.size(), b.entries().size());
     EXPECT_EQ(b.nextFreeAlias("mpath"), Bindings::aliasName("mpath", unsigned(aliases.size())));
+}
+
+TEST_F(BindingsFileTest, ConcurrentThreadsNeverShareAnAlias) {
+    constexpr int kThreads = 4;
+    constexpr int kPerThread = 20;
+    std::vector<std::vector<std::string>> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            // One object per thread, as a daemon's workers would have.
+            BindingsFile f(path_);
+            for (int i = 0; i < kPerThread; ++i) {
+                std::string alias;
+                if (f.bind("t" + std::to_string(t) + "-" + std::to_string(i), "mpath", alias) == 0)
+                    got[t].push_back(alias);
+            }
+        });
+    }
+    for (auto &th : threads)
+        th.join();
+    std::set<std::string> aliases;
+    for (const auto &list : got) {
+        EXPECT_EQ(list.size(), size_t(kPerThread));
+        aliases.insert(list.begin(), list.end());
+    }
+    EXPECT_EQ(aliases.size(), size_t(kThreads * kPerThread));
+    Bindings b;
+    ASSERT_EQ(BindingsFile(path_).load(b), 0);
+    EXPECT_EQ(b.entries().size(), size_t(kThreads * kPerThread));
 }
