@@ -183,17 +183,24 @@ int Discovery::discover(const std::string &kernelName, const UdevProperties &ude
     // A device udev has not processed yet still gets a sysfs description.
     (void)udev.properties(kernelName, props);
 
+    // block/<name> and its device link, resolved with one readlink each;
+    // realpath() would look up every component of these deep paths.
+    std::string blockCanonical;
+    if (sysfs_.resolveLink(blockDir, blockCanonical) < 0)
+        blockCanonical = blockDir;
     std::string deviceDir;
-    bool hasDevice = sysfs_.resolve(blockDir + "/device", deviceDir) == 0;
+    bool hasDevice = sysfs_.resolveLink(blockCanonical + "/device", deviceDir) == 0 ||
+                     sysfs_.resolve(blockDir + "/device", deviceDir) == 0;
     std::vector<std::string_view> parts = components(deviceDir);
 
     Wwid::Source wwidSource = Wwid::Source::None;
+    std::vector<uint8_t> page83;
     if (startsWith(kernelName, "nvme") && hasDevice) {
         if (int r = discoverNvme(blockDir, deviceDir, p); r < 0)
             return r;
     } else if (hasDevice && !parts.empty() && isScsiAddress(parts.back())) {
         p.scsiAddress = std::string(parts.back());
-        if (int r = discoverScsi(deviceDir, props, p); r < 0)
+        if (int r = discoverScsi(deviceDir, props, p, page83); r < 0)
             return r;
     } else {
         bool virtio = false;
@@ -220,7 +227,7 @@ int Discovery::discover(const std::string &kernelName, const UdevProperties &ude
             if (Wwid::fromNvmeSysfs(sysfs_, blockDir, p.wwid) == 0)
                 wwidSource = Wwid::Source::NvmeSysfs;
         } else if (!p.scsiAddress.empty()) {
-            if (Wwid::fromScsiSysfs(sysfs_, deviceDir, p.vendor, p.product, p.wwid) == 0)
+            if (!page83.empty() && Vpd::scsiIdFromPage83(page83, p.wwid, p.vendor, p.product) == 0)
                 wwidSource = Wwid::Source::VpdPage83;
         }
     }
@@ -231,8 +238,8 @@ int Discovery::discover(const std::string &kernelName, const UdevProperties &ude
     return 0;
 }
 
-int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props,
-                            Path &p) const {
+int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props, Path &p,
+                            std::vector<uint8_t> &page83) const {
     // Inquiry strings are stored padded; sysfs keeps the padding, we do not.
     (void)sysfs_.readAttribute(deviceDir + "/vendor", p.vendor);
     (void)sysfs_.readAttribute(deviceDir + "/model", p.product);
@@ -246,8 +253,8 @@ int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap 
         (void)Vpd::parsePage80(page, p.serial);
     if (p.serial.empty())
         p.serial = lookup(props, "ID_SCSI_SERIAL");
-    if (sysfs_.readBinary(deviceDir + "/vpd_pg83", page) == 0) {
-        int tpg = Vpd::targetPortGroupFromPage83(page);
+    if (sysfs_.readBinary(deviceDir + "/vpd_pg83", page83) == 0) {
+        int tpg = Vpd::targetPortGroupFromPage83(page83);
         if (tpg >= 0)
             p.ids.targetPortGroup = tpg;
     }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mpath {
 
@@ -33,9 +34,11 @@ int readFile(const std::string &file, std::string &out) {
             ::close(fd);
             return r;
         }
-        if (n == 0)
-            break;
         out.append(buf, static_cast<size_t>(n));
+        // sysfs hands out an attribute in one read; a short read is the
+        // end, which saves a read per attribute on large trees.
+        if (static_cast<size_t>(n) < sizeof(buf))
+            break;
         if (out.size() > kMaxAttributeSize) {
             ::close(fd);
             return -EFBIG;
@@ -43,6 +46,36 @@ int readFile(const std::string &file, std::string &out) {
     }
     ::close(fd);
     return 0;
+}
+
+// Joins a relative link target to the directory holding the link,
+// folding "." and ".." lexically.
+std::string joinLexically(std::string_view dir, std::string_view target) {
+    std::vector<std::string_view> parts;
+    auto push = [&](std::string_view path) {
+        while (!path.empty()) {
+            size_t slash = path.find('/');
+            std::string_view c = path.substr(0, slash);
+            if (c == "..") {
+                if (!parts.empty())
+                    parts.pop_back();
+            } else if (!c.empty() && c != ".") {
+                parts.push_back(c);
+            }
+            if (slash == std::string_view::npos)
+                break;
+            path.remove_prefix(slash + 1);
+        }
+    };
+    push(dir);
+    push(target);
+    std::string out;
+    for (std::string_view c : parts) {
+        if (!out.empty())
+            out += '/';
+        out += c;
+    }
+    return out;
 }
 
 std::string canonical(const std::string &p) {
@@ -125,6 +158,35 @@ int Sysfs::resolve(std::string_view path, std::string &resolved) const {
         return -EXDEV;
     full.remove_prefix(std::min(full.size(), base.size() + 1));
     resolved = std::string(full);
+    return 0;
+}
+
+int Sysfs::resolveLink(std::string_view path, std::string &resolved) const {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(absolute(path).c_str(), buf, sizeof(buf) - 1);
+    if (n < 0) {
+        if (errno == EINVAL) // not a link: a directory of the tree itself
+            return exists(path) ? (resolved = std::string(path), 0) : -ENOENT;
+        return -errno;
+    }
+    std::string_view target(buf, static_cast<size_t>(n));
+    if (!target.empty() && target.front() == '/')
+        return resolve(path, resolved);
+    std::string_view dir = path;
+    size_t slash = dir.rfind('/');
+    dir = slash == std::string_view::npos ? std::string_view{} : dir.substr(0, slash);
+    size_t depth = 0;
+    for (std::string_view rest = dir; !rest.empty();) {
+        ++depth;
+        size_t s = rest.find('/');
+        rest = s == std::string_view::npos ? std::string_view{} : rest.substr(s + 1);
+    }
+    size_t ups = 0;
+    for (std::string_view rest = target; rest.substr(0, 3) == "../"; rest.remove_prefix(3))
+        ++ups;
+    if (ups > depth)
+        return -EXDEV;
+    resolved = joinLexically(dir, target);
     return 0;
 }
 

@@ -54,6 +54,9 @@ SysfsTreeBuilder::SysfsTreeBuilder(std::string directory)
 }
 
 int SysfsTreeBuilder::makeDirectories(const std::string &relative) {
+    struct stat st {};
+    if (::stat((sysRoot_ + "/" + relative).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
     std::string path = sysRoot_;
     std::string_view rest(relative);
     while (!rest.empty()) {

@@ -6,6 +6,7 @@
 #include "mpath/udev_properties.h"
 #include "mpath/wwid.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -75,7 +76,8 @@ public:
     const Sysfs &sysfs() const { return sysfs_; }
 
 private:
-    int discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props, Path &path) const;
+    int discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props, Path &path,
+                     std::vector<uint8_t> &page83) const;
     int discoverNvme(const std::string &blockDir, const std::string &deviceDir, Path &path) const;
     void scsiTransport(const std::string &deviceDir, Path &path) const;
 

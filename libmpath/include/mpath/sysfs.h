@@ -37,6 +37,15 @@ public:
     ///         leads out of the tree
     [[nodiscard]] int resolve(std::string_view path, std::string &resolved) const;
 
+    /// Resolves one symlink whose own directory \a path names without
+    /// links (what sysfs guarantees below devices/ and for block/<name>):
+    /// the link target is joined to that directory lexically, which costs
+    /// one readlink() instead of a lookup per component. A \a path that is
+    /// not a link resolves to itself.
+    /// \return 0 on success, -ENOENT when absent, -EXDEV when the link
+    ///         leads out of the tree
+    [[nodiscard]] int resolveLink(std::string_view path, std::string &resolved) const;
+
     /// Lists the entries of a directory (without "." and ".."), sorted.
     /// \return 0 on success or a negative error code
     [[nodiscard]] int listDirectory(std::string_view path, std::vector<std::string> &names) const;

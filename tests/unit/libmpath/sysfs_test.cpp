@@ -94,3 +94,30 @@ TEST_F(SysfsTest, UdevPropertiesOfUnknownDeviceIsENOENT) {
     ASSERT_EQ(SysfsUdevProperties(b.udevDirectory()).properties("sdz", props), 0);
     EXPECT_EQ(props.at("ID_SERIAL"), "3abc");
 }
+
+TEST_F(SysfsTest, ResolveLinkJoinsTheTargetToTheLinksDirectory) {
+    write("devices/pci/host0/target0:0:0/0:0:0:0/block/sda/dev", "8:0\n");
+    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
+    std::filesystem::create_directory_symlink("../devices/pci/host0/target0:0:0/0:0:0:0/block/sda",
+                                              std::filesystem::path(dir_) / "block/sda");
+    std::filesystem::create_directory_symlink(
+        "../../../0:0:0:0",
+        std::filesystem::path(dir_) / "devices/pci/host0/target0:0:0/0:0:0:0/block/sda/device");
+    Sysfs s(dir_);
+    std::string block, device;
+    ASSERT_EQ(s.resolveLink("block/sda", block), 0);
+    EXPECT_EQ(block, "devices/pci/host0/target0:0:0/0:0:0:0/block/sda");
+    ASSERT_EQ(s.resolveLink(block + "/device", device), 0);
+    EXPECT_EQ(device, "devices/pci/host0/target0:0:0/0:0:0:0");
+    std::string same;
+    ASSERT_EQ(s.resolveLink("devices/pci", same), 0);
+    EXPECT_EQ(same, "devices/pci");
+    EXPECT_EQ(s.resolveLink("devices/none", same), -ENOENT);
+}
+
+TEST_F(SysfsTest, ResolveLinkRefusesTargetsAboveTheRoot) {
+    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
+    std::filesystem::create_directory_symlink("../../etc", std::filesystem::path(dir_) / "block/x");
+    std::string r;
+    EXPECT_EQ(Sysfs(dir_).resolveLink("block/x", r), -EXDEV);
+}
