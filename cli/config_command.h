@@ -1,0 +1,17 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mpathctl {
+
+/// `mpathctl config check [FILE]`: reads a configuration (FILE, or the
+/// files the daemon would read) and prints its diagnostics as
+/// file:line: message. Exit 1 when there are errors.
+class ConfigCommand {
+public:
+    static int run(const std::vector<std::string> &args);
+    static const char *usage();
+};
+
+} // namespace mpathctl

@@ -1,0 +1,240 @@
+#include "plan_command.h"
+
+#include "arguments.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mpath/bindings.h>
+#include <mpath/bindings_file.h>
+#include <mpath/config_loader.h>
+#include <mpath/config_parser.h>
+#include <mpath/sysfs_udev_properties.h>
+#include <mpath/table_planner.h>
+#include <mpath/udev_lib.h>
+#include <mpath/wwids_file.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace mpathctl {
+
+namespace {
+
+std::string joined(const std::vector<std::string> &words) {
+    std::string out;
+    for (const auto &w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+/// "64M", "1.5G": sizes as multipath -ll prints them.
+std::string humanSize(uint64_t sectors) {
+    const char *units = "KMGTPE";
+    double v = static_cast<double>(sectors) / 2; // KiB
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    std::ostringstream s;
+    s.precision(v < 10 && v != static_cast<uint64_t>(v) ? 2 : 4);
+    s << v << units[u];
+    return s.str();
+}
+
+std::string countedWords(const std::vector<std::string> &words) {
+    return std::to_string(words.size()) + (words.empty() ? "" : " " + joined(words));
+}
+
+nlohmann::json toJson(const mpath::Plan &plan) {
+    using nlohmann::json;
+    json maps = json::array();
+    for (const auto &pm : plan.maps) {
+        const mpath::Map &m = pm.map;
+        json groups = json::array();
+        for (const auto &g : m.groups) {
+            json paths = json::array();
+            for (const auto &p : g.paths)
+                paths.push_back({{"name", p.kernelName},
+                                 {"devt", p.devtString()},
+                                 {"wwid", p.wwid},
+                                 {"vendor", p.vendor},
+                                 {"product", p.product},
+                                 {"transport", mpath::toString(p.transport)},
+                                 {"priority", p.priority},
+                                 {"sizeSectors", p.sizeSectors}});
+            groups.push_back({{"selector", g.selector},
+                              {"selectorArgs", g.selectorArgs},
+                              {"pathArgs", g.pathArgs},
+                              {"priority", g.priority},
+                              {"paths", paths}});
+        }
+        maps.push_back({{"name", m.alias},
+                        {"wwid", m.wwid},
+                        {"dmUuid", m.dmUuid()},
+                        {"target", m.target},
+                        {"sizeSectors", m.sizeSectors},
+                        {"features", m.features},
+                        {"hwHandler", m.hwHandler},
+                        {"hwHandlerArgs", m.hwHandlerArgs},
+                        {"initialGroup", m.initialGroup},
+                        {"pathChecker", pm.pathChecker},
+                        {"prio", pm.prio},
+                        {"pathGroupingPolicy", mpath::toString(pm.grouping)},
+                        {"groups", groups},
+                        {"table", pm.table}});
+    }
+    json skipped = json::array();
+    for (const auto &s : plan.skipped)
+        skipped.push_back({{"name", s.kernelName}, {"wwid", s.wwid}, {"reason", s.reason}});
+    json issues = json::array();
+    for (const auto &i : plan.issues)
+        issues.push_back({{"name", i.kernelName}, {"error", -i.error}, {"what", i.what}});
+    return {{"maps", maps}, {"skipped", skipped}, {"issues", issues}};
+}
+
+void printHuman(const mpath::Plan &plan, std::ostream &out) {
+    for (const auto &pm : plan.maps) {
+        const mpath::Map &m = pm.map;
+        out << m.alias;
+        if (m.alias != m.wwid)
+            out << " (" << m.wwid << ")";
+        const mpath::Path *first =
+            m.groups.empty() || m.groups[0].paths.empty() ? nullptr : &m.groups[0].paths[0];
+        if (first && !first->vendor.empty())
+            out << " " << first->vendor << "," << first->product;
+        out << "\n";
+        out << "size=" << humanSize(m.sizeSectors) << " target=" << m.target << " features='"
+            << countedWords(m.features) << "' hwhandler='"
+            << (m.hwHandler.empty()
+                    ? std::string("0")
+                    : std::to_string(m.hwHandlerArgs.size() + 1) + " " + joined([&] {
+                          std::vector<std::string> h{m.hwHandler};
+                          h.insert(h.end(), m.hwHandlerArgs.begin(), m.hwHandlerArgs.end());
+                          return h;
+                      }()))
+            << "' checker=" << pm.pathChecker << " prio=" << pm.prio
+            << " policy=" << mpath::toString(pm.grouping) << "\n";
+        for (size_t g = 0; g < m.groups.size(); ++g) {
+            const bool lastGroup = g + 1 == m.groups.size();
+            const auto &grp = m.groups[g];
+            out << (lastGroup ? "`-+- " : "|-+- ") << "policy='" << grp.selector << " "
+                << countedWords(grp.selectorArgs) << "' prio=" << grp.priority << "\n";
+            for (size_t p = 0; p < grp.paths.size(); ++p) {
+                const auto &path = grp.paths[p];
+                out << (lastGroup ? "  " : "| ") << (p + 1 == grp.paths.size() ? "`- " : "|- ")
+                    << path.kernelName << " " << path.devtString() << " prio=" << path.priority
+                    << "\n";
+            }
+        }
+        out << "table: " << pm.table << "\n\n";
+    }
+    if (plan.maps.empty())
+        out << "no maps\n";
+    if (!plan.skipped.empty()) {
+        out << "not multipathed:\n";
+        for (const auto &s : plan.skipped)
+            out << "  " << s.kernelName << (s.wwid.empty() ? "" : " (" + s.wwid + ")") << ": "
+                << s.reason << "\n";
+    }
+    for (const auto &i : plan.issues)
+        out << "cannot describe " << i.kernelName << ": " << i.what << " (" << strerror(-i.error)
+            << ")\n";
+}
+
+int loadConfig(const std::optional<std::string> &file, mpath::ConfigResult &result) {
+    if (!file) {
+        result = mpath::ConfigLoader("/").load();
+        return 0;
+    }
+    std::ifstream in(*file);
+    if (!in) {
+        int e = errno;
+        std::cerr << *file << ": cannot read: " << strerror(e) << "\n";
+        return -e;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string name = std::filesystem::path(*file).filename().string();
+    result = mpath::ConfigParser::parseString(text.str(), *file, name == "mpathd.conf");
+    return 0;
+}
+
+} // namespace
+
+const char *PlanCommand::usage() {
+    return "usage: mpathctl plan [--config FILE] [--json]\n"
+           "  Print the maps, path groups and exact device-mapper tables the devices\n"
+           "  present would get, without touching device-mapper.\n"
+           "  --config FILE  read FILE instead of the files mpathd would read\n"
+           "  --json         print JSON instead of a human listing\n";
+}
+
+int PlanCommand::run(const std::vector<std::string> &words) {
+    Arguments args(words, {"--config", "--sysfs-root"}, {"--json", "--help"});
+    if (!args.error().empty()) {
+        std::cerr << "mpathctl plan: " << args.error() << "\n" << usage();
+        return ExitUsage;
+    }
+    if (args.flag("--help")) {
+        std::cout << usage();
+        return ExitOk;
+    }
+    if (!args.positional().empty()) {
+        std::cerr << "mpathctl plan: unexpected argument '" << args.positional()[0] << "'\n"
+                  << usage();
+        return ExitUsage;
+    }
+
+    mpath::ConfigResult cfg;
+    if (loadConfig(args.value("--config"), cfg) < 0)
+        return ExitFailure;
+    for (const auto &d : cfg.diagnostics)
+        std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string()) << ": "
+                  << (d.severity == mpath::Diagnostic::Severity::Error ? "error: " : "warning: ")
+                  << d.message << "\n";
+
+    const auto sysfsRoot = args.value("--sysfs-root");
+    mpath::Sysfs sysfs(sysfsRoot.value_or("/sys"));
+    mpath::PlanOptions opts{{}, {}, mpath::PrioritizerContext{sysfs, "/dev", {}, {}, {}, {}}};
+    std::unique_ptr<mpath::UdevProperties> udev;
+    if (sysfsRoot) {
+        // A tree, not this machine: read its udev files and send no I/O
+        // to devices of the same name here.
+        udev = std::make_unique<mpath::SysfsUdevProperties>(
+            (std::filesystem::path(*sysfsRoot).parent_path() / "udev").string());
+        opts.prioritizers.scsiCommand = [](const std::string &, std::span<const uint8_t>,
+                                           std::vector<uint8_t> &,
+                                           std::chrono::milliseconds) { return -ENODEV; };
+        opts.prioritizers.nvmeAnaLog = [](const std::string &, std::vector<uint8_t> &,
+                                          std::chrono::milliseconds) { return -ENODEV; };
+        opts.prioritizers.readLatency = [](const std::string &, std::chrono::nanoseconds &) {
+            return -ENODEV;
+        };
+    } else {
+        udev = std::make_unique<mpath::UdevLib>();
+    }
+
+    const mpath::EffectiveGlobals globals = cfg.config.effectiveGlobals();
+    std::vector<mpath::Diagnostic> fileDiags;
+    if (mpath::WwidsFile(globals.wwidsFile.value).load(opts.knownWwids, &fileDiags) < 0)
+        opts.knownWwids.clear();
+    mpath::Bindings bindings;
+    if (mpath::BindingsFile(globals.bindingsFile.value).load(bindings, &fileDiags) == 0)
+        for (const auto &b : bindings.entries())
+            opts.bindings.emplace_back(b.alias, b.wwid);
+    for (const auto &d : fileDiags)
+        std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string())
+                  << ": warning: " << d.message << "\n";
+
+    mpath::Plan plan = mpath::TablePlanner::plan(cfg.config, sysfs, *udev, opts);
+    if (args.flag("--json"))
+        std::cout << toJson(plan).dump(2) << "\n";
+    else
+        printHuman(plan, std::cout);
+    return ExitOk;
+}
+
+} // namespace mpathctl
