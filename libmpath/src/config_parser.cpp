@@ -549,6 +549,7 @@ private:
 
     Ctx ctx() const { return stack_.empty() ? Ctx::Top : stack_.back().ctx; }
     void line(unsigned no, std::vector<Token> &tokens);
+    size_t statement(unsigned no, const std::vector<Token> &tokens, size_t i);
     void open(Ctx c, unsigned no, const std::string &name);
     void close(unsigned no, bool atEof);
     bool childSection(std::string_view kw, Ctx &child) const;
@@ -649,66 +650,77 @@ bool Parser::childSection(std::string_view kw, Ctx &child) const {
 }
 
 void Parser::line(unsigned no, std::vector<Token> &tokens) {
+    // A line may hold several statements: "defaults { polling_interval 5 }".
+    size_t i = 0;
+    while (i < tokens.size())
+        i = statement(no, tokens, i);
+}
+
+size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i) {
+    const size_t n = tokens.size();
     if (pendingOpen_) {
         Frame f = *pendingOpen_;
         pendingOpen_.reset();
-        if (tokens[0].is("{")) {
+        if (tokens[i].is("{")) {
             open(f.ctx, f.line, f.name);
-            if (tokens.size() > 1)
-                warn(no, "text after '{' ignored");
-            return;
+            return i + 1;
         }
         error(f.line, "expected '{' after '" + f.name + "'");
-        // Fall through: treat this line on its own.
-    }
-
-    if (tokens[0].is("}")) {
-        if (stack_.empty()) {
-            error(no, "unmatched '}'");
-            return;
-        }
-        close(no, false);
-        if (tokens.size() > 1)
-            warn(no, "text after '}' ignored");
-        return;
-    }
-    if (tokens[0].is("{")) {
-        error(no, "unexpected '{'");
-        stack_.push_back({Ctx::Skip, no, "{"});
-        return;
+        // Go on with this line on its own.
     }
 
     if (ctx() == Ctx::Skip) {
-        if (tokens.size() > 1 && tokens[1].is("{"))
-            stack_.push_back({Ctx::Skip, no, tokens[0].text});
-        return;
+        // Inside an ignored section only the braces count.
+        if (tokens[i].is("{"))
+            stack_.push_back({Ctx::Skip, no, "{"});
+        else if (tokens[i].is("}"))
+            close(no, false);
+        return i + 1;
+    }
+    if (tokens[i].is("}")) {
+        if (stack_.empty())
+            error(no, "unmatched '}'");
+        else
+            close(no, false);
+        return i + 1;
+    }
+    if (tokens[i].is("{")) {
+        error(no, "unexpected '{'");
+        stack_.push_back({Ctx::Skip, no, "{"});
+        return i + 1;
     }
 
-    const std::string &kw = tokens[0].text;
+    const std::string &kw = tokens[i].text;
     Ctx child;
-    if (!tokens[0].quoted && childSection(kw, child)) {
-        if (tokens.size() == 1) {
+    if (!tokens[i].quoted && childSection(kw, child)) {
+        if (i + 1 == n) {
             pendingOpen_ = Frame{child, no, kw};
-            return;
+            return n;
         }
-        if (!tokens[1].is("{")) {
+        if (!tokens[i + 1].is("{")) {
             error(no, "expected '{' after '" + kw + "'");
-            return;
+            return n;
         }
-        if (tokens.size() > 2)
-            warn(no, "text after '{' ignored");
         open(child, no, kw);
-        return;
+        return i + 2;
     }
-    if (tokens.size() > 1 && tokens.back().is("{")) {
+
+    // The statement runs up to a closing brace; an opening brace makes it
+    // a section we do not know.
+    size_t end = i + 1;
+    while (end < n && !tokens[end].is("}") && !tokens[end].is("{"))
+        ++end;
+    if (end < n && tokens[end].is("{")) {
         if (kw == "protocol" && (ctx() == Ctx::Overrides || ctx() == Ctx::Device))
             warn(no, "section 'protocol' is not supported; ignored");
         else
             warn(no, "unknown section '" + kw + "' in " + sectionName(ctx()) + "; ignored");
         stack_.push_back({Ctx::Skip, no, kw});
-        return;
+        return end + 1;
     }
-    keyword(no, tokens);
+    keyword(no, std::vector<Token>(tokens.begin() + static_cast<std::ptrdiff_t>(i),
+                                   tokens.begin() + static_cast<std::ptrdiff_t>(end)));
+    return end;
 }
 
 void Parser::open(Ctx c, unsigned no, const std::string &name) {

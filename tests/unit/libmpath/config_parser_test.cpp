@@ -568,3 +568,29 @@ TEST(ConfigParser, SaysProtocolSubsectionIsNotSupported) {
               "/etc/multipath.conf:2: section 'protocol' is not supported; ignored");
     EXPECT_EQ(r.config.overrides.devLossTmo, DevLossTmo::after(60));
 }
+
+TEST(ConfigParser, ReadsSectionsWrittenOnOneLine) {
+    ConfigResult r = parse("defaults { polling_interval 5 }\n"
+                           "blacklist { devnode ^sda$ }\n"
+                           "multipaths { multipath { wwid 36001 } }\n");
+    EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
+    EXPECT_EQ(r.config.globals.pollingInterval, 5u);
+    EXPECT_EQ(r.config.blacklist.devnodes.size(), 1u);
+    ASSERT_EQ(r.config.multipaths.size(), 1u);
+    EXPECT_EQ(r.config.multipaths[0].wwid, "36001");
+}
+
+TEST(ConfigParser, ClosesASectionOnTheLineOfItsLastValue) {
+    ConfigResult r =
+        parse("defaults {\n polling_interval 5 }\noverrides {\n no_path_retry queue\n}\n");
+    EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
+    EXPECT_EQ(r.config.globals.pollingInterval, 5u);
+    EXPECT_EQ(r.config.overrides.noPathRetry, NoPathRetry::queue());
+}
+
+TEST(ConfigParser, SurvivesAVeryLongLineOfBraces) {
+    std::string braces(200000, '}');
+    ConfigResult r = parse("defaults {\n" + braces + "\n");
+    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics.size(), 199999u);
+}
