@@ -16,10 +16,10 @@ public:
     /// An empty expression: matches every text.
     ConfigRegex() = default;
 
-    /// Compile \a pattern.
+    /// Compile \a pattern. An empty pattern gives an empty expression.
     /// \param error receives the compiler's message on failure, may be null
-    /// \return the expression, or an empty optional-like value whose
-    ///         valid() is false when \a pattern does not compile
+    /// \return the expression; valid() is false when \a pattern does not
+    ///         compile, and such an expression matches nothing
     static ConfigRegex compile(std::string_view pattern, std::string *error = nullptr);
 
     /// True unless compile() failed.
