@@ -1514,6 +1514,7 @@ static void lmpath_register_alias(void)
 	int r;
 
 	lmpath_alias_target = lmpath_target;
+	INIT_LIST_HEAD(&lmpath_alias_target.list);
 	lmpath_alias_target.name = "multipath";
 	lmpath_alias_target.version[0] = 1;
 	lmpath_alias_target.version[1] = 14;
