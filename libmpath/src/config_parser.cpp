@@ -551,7 +551,8 @@ private:
     void line(unsigned no, std::vector<Token> &tokens);
     size_t statement(unsigned no, const std::vector<Token> &tokens, size_t i);
     void open(Ctx c, unsigned no, const std::string &name);
-    void close(unsigned no, bool atEof);
+    /// Finish the innermost section: store the entry it built, if valid.
+    void close();
     bool childSection(std::string_view kw, Ctx &child) const;
     void keyword(unsigned no, const std::vector<Token> &tokens);
     bool setting(unsigned no, const std::string &kw, const std::vector<Token> &tokens,
@@ -606,7 +607,7 @@ void Parser::run(std::string_view text) {
     }
     while (!stack_.empty()) {
         error(stack_.back().line, "section '" + stack_.back().name + "' is not closed");
-        close(no, true);
+        close();
     }
 }
 
@@ -674,14 +675,14 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
         if (tokens[i].is("{"))
             stack_.push_back({Ctx::Skip, no, "{"});
         else if (tokens[i].is("}"))
-            close(no, false);
+            close();
         return i + 1;
     }
     if (tokens[i].is("}")) {
         if (stack_.empty())
             error(no, "unmatched '}'");
         else
-            close(no, false);
+            close();
         return i + 1;
     }
     if (tokens[i].is("{")) {
@@ -753,9 +754,7 @@ Blacklist &Parser::currentBlacklist() {
     return parent == Ctx::BlacklistExceptions ? config_.blacklistExceptions : config_.blacklist;
 }
 
-void Parser::close(unsigned no, bool atEof) {
-    (void)no;
-    (void)atEof;
+void Parser::close() {
     Frame f = stack_.back();
     switch (f.ctx) {
     case Ctx::Device:
