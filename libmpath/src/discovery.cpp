@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <map>
 #include <sys/sysmacros.h>
 
 namespace mpath {
@@ -114,6 +115,11 @@ std::string lookup(const UdevPropertyMap &props, const std::string &key) {
 
 } // namespace
 
+struct Discovery::HostCache {
+    /// "host3" -> FibreChannel, Sas or Scsi (neither).
+    std::map<std::string, Transport, std::less<>> hostKind;
+};
+
 DiscoveryOptions DiscoveryOptions::fromConfig(const Config &config) {
     DiscoveryOptions o;
     auto shared = std::make_shared<const Config>(config);
@@ -149,9 +155,10 @@ std::vector<Path> Discovery::discoverAll(const UdevProperties &udev,
         return paths;
     }
     paths.reserve(names.size());
+    HostCache cache;
     for (const std::string &name : names) {
         Path p;
-        int r = discover(name, udev, p);
+        int r = discoverOne(name, udev, p, nullptr, &cache);
         if (r < 0) {
             if (issues)
                 issues->push_back({name, r, "discovery failed"});
@@ -164,6 +171,11 @@ std::vector<Path> Discovery::discoverAll(const UdevProperties &udev,
 
 int Discovery::discover(const std::string &kernelName, const UdevProperties &udev, Path &path,
                         Wwid::Source *source) const {
+    return discoverOne(kernelName, udev, path, source, nullptr);
+}
+
+int Discovery::discoverOne(const std::string &kernelName, const UdevProperties &udev, Path &path,
+                           Wwid::Source *source, HostCache *cache) const {
     if (kernelName.empty() || kernelName.find('/') != std::string::npos)
         return -EINVAL;
     const std::string blockDir = "block/" + kernelName;
@@ -200,7 +212,7 @@ int Discovery::discover(const std::string &kernelName, const UdevProperties &ude
             return r;
     } else if (hasDevice && !parts.empty() && isScsiAddress(parts.back())) {
         p.scsiAddress = std::string(parts.back());
-        if (int r = discoverScsi(deviceDir, props, p, page83); r < 0)
+        if (int r = discoverScsi(deviceDir, props, p, page83, cache); r < 0)
             return r;
     } else {
         bool virtio = false;
@@ -239,7 +251,7 @@ int Discovery::discover(const std::string &kernelName, const UdevProperties &ude
 }
 
 int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props, Path &p,
-                            std::vector<uint8_t> &page83) const {
+                            std::vector<uint8_t> &page83, HostCache *cache) const {
     // Inquiry strings are stored padded; sysfs keeps the padding, we do not.
     (void)sysfs_.readAttribute(deviceDir + "/vendor", p.vendor);
     (void)sysfs_.readAttribute(deviceDir + "/model", p.product);
@@ -258,11 +270,11 @@ int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap 
         if (tpg >= 0)
             p.ids.targetPortGroup = tpg;
     }
-    scsiTransport(deviceDir, p);
+    scsiTransport(deviceDir, p, cache);
     return 0;
 }
 
-void Discovery::scsiTransport(const std::string &deviceDir, Path &p) const {
+void Discovery::scsiTransport(const std::string &deviceDir, Path &p, HostCache *cache) const {
     std::vector<std::string_view> parts = components(deviceDir);
     std::string host, session, endDevice;
     for (std::string_view c : parts) {
@@ -278,9 +290,24 @@ void Discovery::scsiTransport(const std::string &deviceDir, Path &p) const {
     if (!p.scsiAddress.empty())
         target = "target" + p.scsiAddress.substr(0, p.scsiAddress.rfind(':'));
 
+    Transport hostKind = Transport::Scsi;
+    if (!host.empty()) {
+        auto known = cache ? cache->hostKind.find(host) : decltype(cache->hostKind)::iterator{};
+        if (cache && known != cache->hostKind.end()) {
+            hostKind = known->second;
+        } else {
+            if (sysfs_.exists("class/fc_host/" + host))
+                hostKind = Transport::FibreChannel;
+            else if (sysfs_.exists("class/sas_host/" + host))
+                hostKind = Transport::Sas;
+            if (cache)
+                cache->hostKind.emplace(host, hostKind);
+        }
+    }
+
     p.transport = Transport::Scsi;
     p.protocol = "scsi:unspec";
-    if (!host.empty() && sysfs_.exists("class/fc_host/" + host)) {
+    if (hostKind == Transport::FibreChannel) {
         p.transport = Transport::FibreChannel;
         p.protocol = "scsi:fcp";
         (void)sysfs_.readAttribute("class/fc_host/" + host + "/node_name", p.ids.hostWwnn);
@@ -294,7 +321,7 @@ void Discovery::scsiTransport(const std::string &deviceDir, Path &p) const {
         p.protocol = "scsi:iscsi";
         (void)sysfs_.readAttribute("class/iscsi_session/" + session + "/targetname",
                                    p.ids.nodeName);
-    } else if (!host.empty() && sysfs_.exists("class/sas_host/" + host)) {
+    } else if (hostKind == Transport::Sas) {
         p.transport = Transport::Sas;
         p.protocol = "scsi:sas";
         if (!endDevice.empty()) {

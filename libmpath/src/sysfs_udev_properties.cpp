@@ -1,8 +1,8 @@
 #include "mpath/sysfs_udev_properties.h"
 
-#include "mpath/sysfs.h"
-
 #include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace mpath {
 
@@ -12,10 +12,27 @@ SysfsUdevProperties::SysfsUdevProperties(std::string directory)
 int SysfsUdevProperties::properties(const std::string &kernelName, UdevPropertyMap &out) const {
     if (kernelName.empty() || kernelName.find('/') != std::string::npos)
         return -EINVAL;
+    // Read directly: a Sysfs would canonicalise the directory on every call.
+    std::string path = directory_ + "/" + kernelName;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
     std::string text;
-    int r = Sysfs(directory_).readAttribute(kernelName, text);
-    if (r < 0)
-        return r;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int r = -errno;
+            ::close(fd);
+            return r;
+        }
+        if (n == 0)
+            break;
+        text.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
     out = parse(text);
     return 0;
 }

@@ -76,10 +76,15 @@ public:
     const Sysfs &sysfs() const { return sysfs_; }
 
 private:
+    /// Transport class lookups shared by the paths of one discoverAll().
+    struct HostCache;
+
+    int discoverOne(const std::string &kernelName, const UdevProperties &udev, Path &path,
+                    Wwid::Source *source, HostCache *cache) const;
     int discoverScsi(const std::string &deviceDir, const UdevPropertyMap &props, Path &path,
-                     std::vector<uint8_t> &page83) const;
+                     std::vector<uint8_t> &page83, HostCache *cache) const;
     int discoverNvme(const std::string &blockDir, const std::string &deviceDir, Path &path) const;
-    void scsiTransport(const std::string &deviceDir, Path &path) const;
+    void scsiTransport(const std::string &deviceDir, Path &path, HostCache *cache) const;
 
     Sysfs sysfs_;
     DiscoveryOptions options_;
