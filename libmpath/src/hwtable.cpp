@@ -61,7 +61,7 @@ Settings rdacSettings(unsigned noPathRetry) {
 }
 
 // ALUA arrays that want their optimized group used and returned to.
-Settings aluaSettings(NoPathRetry noPathRetry) {
+Settings aluaSettings(std::optional<NoPathRetry> noPathRetry) {
     Settings s;
     s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
     s.prio = "alua";
@@ -80,33 +80,36 @@ std::vector<DeviceEntry> buildTable() {
         e.settings = std::move(s);
         t.push_back(std::move(e));
     };
+    auto multibus = [](std::optional<NoPathRetry> npr = std::nullopt) {
+        Settings s;
+        s.pathGroupingPolicy = GroupingPolicy::Multibus;
+        s.noPathRetry = npr;
+        return s;
+    };
 
-    // --- NVMe: native multipathing off, namespaces driven by us. The
-    // generic entry comes first so vendor NVMe entries refine it.
+    // --- NVMe. The generic entry comes first so that vendor NVMe entries,
+    // which match too, refine it.
     {
         Settings s;
         s.uidAttribute = "ID_WWN";
         s.pathChecker = "none";
-        s.retainAttachedHwHandler = false;
-        add(device("NVME", ".*"), s);
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::immediate();
+        add(device("NVM[eE]", ".*"), s);
     }
     {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
         s.noPathRetry = NoPathRetry::queue();
         add(device("NVME", "^NetApp ONTAP Controller"), s);
     }
     {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
-        s.prio = "ana";
-        s.failback = Failback::immediate();
-        s.fastIoFailTmo = OffOrNumber::number(10);
-        s.noPathRetry = NoPathRetry::fail();
-        add(device("NVME", "^Pure Storage FlashArray"), s);
+        s.noPathRetry = NoPathRetry::times(10);
+        add(device("NVME", "Pure Storage FlashArray"), s);
     }
 
-    // --- NetApp ONTAP (SCSI): ontap prioritizer, or ALUA when detected.
+    // --- NetApp.
+    // ONTAP (FAS/AFF): ontap prioritizer, or ALUA when detect_prio finds it.
     {
         Settings s;
         s.features = pgInitRetries50();
@@ -115,49 +118,58 @@ std::vector<DeviceEntry> buildTable() {
         s.failback = Failback::immediate();
         s.flushOnLastDel = true;
         s.devLossTmo = DevLossTmo::infinite();
-        s.userFriendlyNames = false;
         s.prio = "ontap";
+        s.userFriendlyNames = false;
         add(device("NETAPP", "LUN"), s);
     }
-    // NetApp E-Series / LSI / Engenio.
-    add(device("(NETAPP|LSI|ENGENIO)", "INF-01-00"), rdacSettings(30));
-
-    // --- Pure Storage FlashArray (SCSI).
+    // E/EF-Series (SANtricity, rdac), also sold as LSI and Engenio.
     {
-        Settings s = aluaSettings(NoPathRetry::fail());
+        DeviceEntry e = device("(NETAPP|LSI|ENGENIO)", "INF-01-00");
+        e.productBlacklist = ConfigRegex::compile("Universal Xport");
+        add(e, rdacSettings(30));
+    }
+    add(device("SolidFir", "SSD SAN"), multibus(NoPathRetry::times(24)));
+
+    // --- Pure Storage FlashArray (SCSI): ALUA, and detect_prio off.
+    {
+        Settings s = aluaSettings(std::nullopt);
         s.hardwareHandler = handler("alua");
+        s.detectPrio = false;
         s.fastIoFailTmo = OffOrNumber::number(10);
         s.maxSectorsKb = OffOrNumber::number(4096);
         add(device("PURE", "FlashArray"), s);
     }
 
     // --- IBM.
-    // SAN Volume Controller / Storwize / FlashSystem (2145).
-    add(device("IBM", "^2145"), aluaSettings(NoPathRetry::times(kFiveMinutesOfRetries)));
+    // SVC / Storwize / FlashSystem (2145).
+    add(device("IBM", "^2145"), aluaSettings(NoPathRetry::queue()));
     // DS8000 family.
     {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
+        s.noPathRetry = NoPathRetry::queue();
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::immediate();
         add(device("IBM", "^2107900"), s);
     }
-    // XIV.
+    // XIV / FlashSystem A9000.
     {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
         s.noPathRetry = NoPathRetry::queue();
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::after(15);
         add(device("(XIV|IBM)", "(NEXTRA|2810XIV)"), s);
     }
     // DS3000/DS4000/DS5000 (rdac).
     {
-        DeviceEntry e = device("IBM", "^1(722|724|726|742|745|746|814|815|818)");
+        DeviceEntry e = device("IBM", "^(1722-600|1724|1726|1742|1746|1813|1814|1815|1818)");
         e.productBlacklist = ConfigRegex::compile("Universal Xport");
         add(e, rdacSettings(30));
     }
 
     // --- Dell EMC.
-    // CLARiiON / VNX / Unity in PNR mode; "LUNZ" is the gatekeeper LUN.
+    // CLARiiON / VNX / Unity; "LUNZ" is the gatekeeper LUN, not storage.
     {
-        DeviceEntry e = device("DGC", ".*");
+        DeviceEntry e = device("^DGC", "^(RAID|DISK|VRAID)");
         e.productBlacklist = ConfigRegex::compile("LUNZ");
         Settings s;
         s.hardwareHandler = handler("emc");
@@ -166,34 +178,28 @@ std::vector<DeviceEntry> buildTable() {
         s.noPathRetry = NoPathRetry::times(kFiveMinutesOfRetries);
         s.pathChecker = "emc_clariion";
         s.prio = "emc";
+        s.detectChecker = false;
         add(e, s);
     }
     // Symmetrix / VMAX / PowerMax.
-    {
-        Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
-        s.noPathRetry = NoPathRetry::times(6);
-        add(device("EMC", "SYMMETRIX"), s);
-    }
+    add(device("EMC", "SYMMETRIX"), multibus(NoPathRetry::times(6)));
     // XtremIO.
-    {
-        Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
-        add(device("XtremIO", "XtremApp"), s);
-    }
+    add(device("XtremIO", "XtremApp"), multibus());
     // PowerStore.
     {
         Settings s = aluaSettings(NoPathRetry::times(3));
+        s.hardwareHandler = handler("alua");
         s.fastIoFailTmo = OffOrNumber::number(15);
         add(device("DellEMC", "PowerStore"), s);
     }
     // SC Series (Compellent).
-    {
+    add(device("COMPELNT", "Compellent Vol"), [] {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::immediate();
         s.noPathRetry = NoPathRetry::queue();
-        add(device("COMPELNT", "Compellent Vol"), s);
-    }
+        return s;
+    }());
     // PowerVault MD3xxx (rdac); the access LUN is "Universal Xport".
     {
         DeviceEntry e = device("DELL", "^MD3");
@@ -201,12 +207,15 @@ std::vector<DeviceEntry> buildTable() {
         add(e, rdacSettings(30));
     }
 
-    // --- Hitachi (and HP-branded Hitachi).
+    // --- Hitachi Vantara (also sold by HP/HPE as XP).
     {
         Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
-        add(device("(HITACHI|HP)", "^OPEN-"), s);
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::immediate();
+        s.noPathRetry = NoPathRetry::times(10);
+        add(device("(HITACHI|HP|HPE)", "^OPEN-"), s);
     }
+    // AMS, except AMS 2000 / HUS 100 below.
     {
         Settings s;
         s.noPathRetry = NoPathRetry::queue();
@@ -215,6 +224,7 @@ std::vector<DeviceEntry> buildTable() {
         s.prio = "hds";
         add(device("HITACHI", "^DF"), s);
     }
+    add(device("HITACHI", "^DF600F"), multibus());
 
     // --- HPE.
     // 3PAR / Primera / Alletra 9000.
@@ -231,23 +241,33 @@ std::vector<DeviceEntry> buildTable() {
         s.hardwareHandler = handler("alua");
         add(device("Nimble", "Server"), s);
     }
-    // MSA 1040/2040/1050/2050/1060/2060.
-    add(device("(HP|HPE)", "MSA [12]0[4-6]0 SA[NS]"), aluaSettings(NoPathRetry::times(18)));
-    // EVA (HSV controllers).
+    // MSA 1040/1050/1060/2040/2050/2060/2070.
+    add(device("(HP|HPE)", "MSA [12]0[4567]0 (SAN|SAS|FC|iSCSI)"),
+        aluaSettings(NoPathRetry::times(18)));
+    // EVA (HSV controllers) with current firmware.
     add(device("(COMPAQ|HP)", "(HSV1[01]1|HSV2[01]0|HSV3[046]0|HSV4[05]0)"),
         aluaSettings(NoPathRetry::times(12)));
 
-    // --- Linux targets.
-    // LIO (targetcli), used by the lab and by many software arrays.
+    // --- Linux-IO target (targetcli), used by the lab and by many
+    // software arrays. Its TUR answers even for a standby port, so
+    // directio is the checker.
     {
         Settings s = aluaSettings(NoPathRetry::times(12));
         s.hardwareHandler = handler("alua");
-        add(device("LIO-ORG", ".*"), s);
+        s.pathChecker = "directio";
+        s.detectChecker = false;
+        add(device("(LIO-ORG|SUSE)", ".*"), s);
     }
 
     // --- Others.
-    // Huawei OceanStor.
-    add(device("HUAWEI", "XSG1"), aluaSettings(NoPathRetry::times(15)));
+    // Huawei OceanStor V3-V6 and OEM versions.
+    {
+        Settings s;
+        s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
+        s.failback = Failback::immediate();
+        s.noPathRetry = NoPathRetry::times(15);
+        add(device("^(HUAWEI|AnyStor|Marstor|NETPOSA|SanM|SUGON|UDsafe)", "XSG1"), s);
+    }
     // Fujitsu ETERNUS DX.
     add(device("FUJITSU", "ETERNUS_DX(H|L|M|400|8000)"), aluaSettings(NoPathRetry::times(10)));
     // DataCore SANsymphony.
@@ -258,23 +278,13 @@ std::vector<DeviceEntry> buildTable() {
         s.failback = Failback::after(30);
         s.pathSelector = PathSelector{"round-robin", {}};
         s.rrWeight = RrWeight::Priorities;
-        s.flushOnLastDel = true;
-        s.devLossTmo = DevLossTmo::after(30);
+        s.rrMinIo = 1;
+        s.rrMinIoRq = 1;
+        s.fastIoFailTmo = OffOrNumber::number(15);
         add(device("NFINIDAT", "InfiniBox"), s);
     }
     // Kaminario K2 / Silk.
-    {
-        Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
-        add(device("KMNRIO", "K2"), s);
-    }
-    // NetApp SolidFire.
-    {
-        Settings s;
-        s.pathGroupingPolicy = GroupingPolicy::Multibus;
-        s.noPathRetry = NoPathRetry::times(24);
-        add(device("SolidFir", "SSD SAN"), s);
-    }
+    add(device("KMNRIO", "K2"), multibus());
     return t;
 }
 

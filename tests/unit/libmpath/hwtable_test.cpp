@@ -40,8 +40,10 @@ TEST(Hwtable, PureFlashArrayUsesAlua) {
     EffectiveSettings e = builtinFor("PURE", "FlashArray");
     EXPECT_EQ(e.hardwareHandler.value, (HardwareHandler{"alua", {}}));
     EXPECT_EQ(e.prio.value, "alua");
+    EXPECT_EQ(e.detectPrio.value, false);
     EXPECT_EQ(e.pathGroupingPolicy.value, GroupingPolicy::GroupByPrio);
     EXPECT_EQ(e.fastIoFailTmo.value, OffOrNumber::number(10));
+    EXPECT_EQ(e.maxSectorsKb.value, OffOrNumber::number(4096));
 }
 
 TEST(Hwtable, DgcUsesTheEmcHandlerAndBlacklistsLunz) {
@@ -65,8 +67,8 @@ TEST(Hwtable, MatchesByRegexNotByEquality) {
     EXPECT_EQ(builtinFor("IBM", "2145").pathGroupingPolicy.value, GroupingPolicy::GroupByPrio);
     // "^2145" is anchored: a product that only contains it does not match.
     EXPECT_EQ(builtinFor("IBM", "X2145").pathGroupingPolicy.origin, Origin::Builtin);
-    EXPECT_EQ(builtinFor("HITACHI", "OPEN-V").pathGroupingPolicy.value, GroupingPolicy::Multibus);
-    EXPECT_EQ(builtinFor("HP", "OPEN-V").pathGroupingPolicy.value, GroupingPolicy::Multibus);
+    EXPECT_EQ(builtinFor("HITACHI", "OPEN-V").noPathRetry.value, NoPathRetry::times(10));
+    EXPECT_EQ(builtinFor("HPE", "OPEN-V").noPathRetry.value, NoPathRetry::times(10));
     EXPECT_EQ(builtinFor("LIO-ORG", "anything").hardwareHandler.value,
               (HardwareHandler{"alua", {}}));
 }
@@ -101,17 +103,36 @@ TEST(Hwtable, CoversTheCommonArrays) {
 }
 
 TEST(Hwtable, GenericNvmeEntryAppliesToEveryNamespace) {
-    EffectiveSettings e = builtinFor("NVME", "Some Vendor SSD");
-    EXPECT_EQ(e.uidAttribute.value, "ID_WWN");
-    EXPECT_EQ(e.pathChecker.value, "none");
-    EXPECT_EQ(e.retainAttachedHwHandler.value, false);
+    for (const char *vendor : {"NVME", "NVMe"}) {
+        EffectiveSettings e = builtinFor(vendor, "Some Vendor SSD");
+        EXPECT_EQ(e.uidAttribute.value, "ID_WWN") << vendor;
+        EXPECT_EQ(e.pathChecker.value, "none") << vendor;
+        EXPECT_EQ(e.pathGroupingPolicy.value, GroupingPolicy::GroupByPrio) << vendor;
+    }
 }
 
 TEST(Hwtable, VendorNvmeEntryRefinesTheGenericOne) {
     EffectiveSettings e = builtinFor("NVME", "NetApp ONTAP Controller");
-    EXPECT_EQ(e.pathGroupingPolicy.value, GroupingPolicy::Multibus);
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
     EXPECT_EQ(e.uidAttribute.value, "ID_WWN"); // from the generic entry
+    EXPECT_EQ(e.failback.value, Failback::immediate());
     EXPECT_EQ(Hwtable::builtin().matching("NVME", "NetApp ONTAP Controller", "").size(), 2u);
+}
+
+TEST(Hwtable, MoreSpecificEntryLaterInTheTableWins) {
+    // AMS 2000 (DF600F) is multibus although every "^DF" product groups by
+    // priority.
+    EXPECT_EQ(builtinFor("HITACHI", "DF600F").pathGroupingPolicy.value, GroupingPolicy::Multibus);
+    EXPECT_EQ(builtinFor("HITACHI", "DF500").pathGroupingPolicy.value, GroupingPolicy::GroupByPrio);
+    EXPECT_EQ(builtinFor("HITACHI", "DF600F").prio.value, "hds");
+}
+
+TEST(Hwtable, LioUsesDirectioAndAlua) {
+    EffectiveSettings e = builtinFor("LIO-ORG", "disk0");
+    EXPECT_EQ(e.pathChecker.value, "directio");
+    EXPECT_EQ(e.detectChecker.value, false);
+    EXPECT_EQ(e.hardwareHandler.value, (HardwareHandler{"alua", {}}));
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(12));
 }
 
 TEST(Hwtable, UnknownDeviceMatchesNothing) {
