@@ -202,6 +202,8 @@ static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
 
 	atomic_dec(&m->nr_valid_paths);
+	/* Held I/O must not stay pinned to this path until the report. */
+	cmpxchg(&m->current_path, p, NULL);
 	queue_work(klmpathd, &p->fail_work);
 }
 
