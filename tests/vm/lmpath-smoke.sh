@@ -117,6 +117,10 @@ run_mode() {
 	io "$st"
 	same "$lm" "$st" "$mode: I/O after switch_group"
 
+	# ioctls go through to the current path: SG_IO works on the map.
+	sg_turs "/dev/mapper/$lm" || check_failed "$mode: SG_IO (TEST UNIT READY) through lmpath"
+	sg_inq "/dev/mapper/$lm" >/dev/null || check_failed "$mode: SG_IO (INQUIRY) through lmpath"
+
 	msg "$lm" "$st" queue_if_no_path
 	same "$lm" "$st" "$mode: after queue_if_no_path"
 	msg "$lm" "$st" fail_if_no_path
@@ -153,6 +157,48 @@ run_mode() {
 
 run_mode rq "0"
 run_mode bio "2 queue_mode bio"
+udevadm settle --timeout=30
+
+# Hardware handler: scsi_debug claims implicit ALUA when vpd_use_hostno=0,
+# so with scsi_dh_alua loaded first the paths get the alua handler and
+# every group switch runs pg_init through it.
+pg_init_stage() {
+	local lm=lm_alua st=st_alua groups
+	modprobe -r scsi_debug || { check_failed "alua: cannot unload scsi_debug"; return; }
+	modprobe scsi_dh_alua || { echo "alua: no scsi_dh_alua, stage skipped"; return; }
+	SDS=($(scsi_debug_paths vpd_use_hostno=0))
+	P1=$(devt "${SDS[0]}")
+	P2=$(devt "${SDS[1]}")
+	echo "dh_state: $(cat "/sys/block/${SDS[0]}/device/dh_state" 2>/dev/null)"
+	groups="round-robin 0 1 1 $P1 1 round-robin 0 1 1 $P2 1"
+	local table="2 pg_init_retries 3 1 alua 2 1 $groups"
+
+	dmsetup create "$lm" --table "0 $SECTORS lmpath $table" ||
+		{ check_failed "alua: create lmpath"; return; }
+	dmsetup create "$st" --table "0 $SECTORS multipath $table" ||
+		{ check_failed "alua: create stock"; dmsetup remove "$lm"; return; }
+	udevadm settle --timeout=30
+	same "$lm" "$st" "alua: after create"
+	io "$lm"
+	io "$st"
+	same "$lm" "$st" "alua: after I/O (pg_init done)"
+	echo "alua lmpath status: $(dmsetup status "$lm")"
+	echo "alua stock  status: $(dmsetup status "$st")"
+	msg "$lm" "$st" switch_group 2
+	io "$lm"
+	io "$st"
+	same "$lm" "$st" "alua: after switch_group and I/O"
+	msg "$lm" "$st" fail_path "$P2"
+	io "$lm"
+	io "$st"
+	same "$lm" "$st" "alua: failover to group 1"
+	msg "$lm" "$st" reinstate_path "$P2"
+	same "$lm" "$st" "alua: after reinstate_path"
+	sg_turs "/dev/mapper/$lm" || check_failed "alua: SG_IO through lmpath"
+	udevadm settle --timeout=30
+	both "$lm" "$st" dmsetup remove || true
+}
+pg_init_stage
 
 udevadm settle --timeout=30
 modprobe -r dm_lmpath || check_failed "rmmod dm_lmpath"
