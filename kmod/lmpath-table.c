@@ -357,7 +357,7 @@ int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as)
 	while (as->argc) {
 		struct lmpath_pg *pg;
 
-		if (pg_count == nr_pgs) {
+		if (pg_count >= nr_pgs) {
 			/*
 			 * More groups than announced.  Parse them anyway, so
 			 * that an error inside one is reported as the stock
