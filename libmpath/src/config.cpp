@@ -317,6 +317,18 @@ void apply(EffectiveSettings &e, const Settings &layer, Origin origin,
     });
 }
 
+// True when an entry before \a mp gives its alias to another WWID: the
+// first one keeps the name (ConfigParser::checkConsistency reports it).
+bool aliasTakenBefore(const std::vector<MultipathEntry> &all, const MultipathEntry &mp) {
+    for (const auto &other : all) {
+        if (&other == &mp)
+            return false;
+        if (other.alias == mp.alias && other.wwid != mp.wwid)
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 EffectiveSettings Config::effective(std::string_view vendor, std::string_view product,
@@ -332,7 +344,7 @@ EffectiveSettings Config::effective(std::string_view vendor, std::string_view pr
         if (wwid.empty() || mp.wwid != wwid)
             continue;
         apply(e, mp.settings, Origin::Multipaths, mp.where);
-        if (!mp.alias.empty())
+        if (!mp.alias.empty() && !aliasTakenBefore(multipaths, mp))
             e.alias = {mp.alias, Origin::Multipaths, mp.where};
     }
     apply(e, overrides, Origin::Overrides, {});

@@ -115,6 +115,7 @@ ConfigResult ConfigLoader::load() const {
     // counts, as in multipath-tools.
     for (const auto &f : confdFiles(r.config))
         readInto(f, r);
+    ConfigParser::checkConsistency(r.config, r.diagnostics);
     return r;
 }
 

@@ -237,6 +237,9 @@ std::string parseValue(std::string_view kw, const std::string &text, std::string
         out = text;
         return {};
     }
+    if (kw == "alias_prefix" && (text.empty() || text.find('/') != std::string::npos ||
+                                 std::any_of(text.begin(), text.end(), isSpace)))
+        return invalid(kw, text, "a non-empty word without '/'");
     if (text.empty() || std::any_of(text.begin(), text.end(), isSpace)) {
         if (kw == "getuid_callout" && !text.empty()) {
             out = text;
@@ -992,7 +995,28 @@ ConfigResult ConfigParser::parseString(std::string_view text, const std::string 
     ConfigResult r;
     r.config.ownFile = ownFile;
     parse(text, fileName, r.config, r.diagnostics, ownFile);
+    checkConsistency(r.config, r.diagnostics);
     return r;
+}
+
+void ConfigParser::checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics) {
+    // Two maps cannot share a name. The first entry keeps it, as the
+    // resolver would give it to both otherwise.
+    for (size_t i = 0; i < config.multipaths.size(); ++i) {
+        const MultipathEntry &later = config.multipaths[i];
+        if (later.alias.empty())
+            continue;
+        for (size_t j = 0; j < i; ++j) {
+            const MultipathEntry &first = config.multipaths[j];
+            if (first.alias == later.alias && first.wwid != later.wwid) {
+                diagnostics.push_back(
+                    {later.where.file, later.where.line, Diagnostic::Severity::Error,
+                     "alias '" + later.alias + "' is already used for wwid " + first.wwid + " at " +
+                         first.where.file + ":" + std::to_string(first.where.line)});
+                break;
+            }
+        }
+    }
 }
 
 } // namespace mpath

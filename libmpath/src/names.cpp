@@ -2,6 +2,9 @@
 
 #include "mpath/bindings_file.h"
 
+#include <algorithm>
+#include <cerrno>
+
 namespace mpath {
 
 int Names::mapName(const Config &config, const EffectiveSettings &settings, std::string_view wwid,
@@ -21,6 +24,10 @@ int Names::mapName(const Config &config, const EffectiveSettings &settings, std:
     int r = bindings->bind(wwid, settings.aliasPrefix.value, alias, reserved);
     if (r < 0)
         return r;
+    // A binding made before the configuration gave its name to another
+    // map: two maps cannot share a name, the configured one wins.
+    if (std::find(reserved.begin(), reserved.end(), alias) != reserved.end())
+        return -EEXIST;
     name = alias;
     return 0;
 }

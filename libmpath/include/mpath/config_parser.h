@@ -30,7 +30,13 @@ public:
     static void parse(std::string_view text, const std::string &fileName, Config &config,
                       std::vector<Diagnostic> &diagnostics, bool ownFile = false);
 
-    /// Parse one text into a fresh configuration.
+    /// Report what no single line shows but the whole configuration gets
+    /// wrong: the same alias for two WWIDs in multipaths {} (an error at
+    /// the later entry). ConfigLoader and parseString() call it once all
+    /// files are read.
+    static void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics);
+
+    /// Parse one text into a fresh configuration, then checkConsistency().
     static ConfigResult parseString(std::string_view text, const std::string &fileName = "<config>",
                                     bool ownFile = false);
 };

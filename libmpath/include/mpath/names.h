@@ -22,7 +22,9 @@ public:
     ///        names fall back to the WWID
     /// \param name receives the name; the WWID when an error is returned,
     ///        so the caller can go on with a working if less friendly name
-    /// \return 0 on success or a negative error code from the bindings file
+    /// \return 0 on success, -EEXIST when the WWID's binding is an alias
+    ///         the configuration gives to another map, or a negative error
+    ///         code from the bindings file
     [[nodiscard]] static int mapName(const Config &config, const EffectiveSettings &settings,
                                      std::string_view wwid, BindingsFile *bindings,
                                      std::string &name);

@@ -143,3 +143,13 @@ TEST_F(ConfigLoaderTest, ReportsAnUnreadableFile) {
                                                    "denied");
     EXPECT_TRUE(r.hasErrors());
 }
+
+TEST_F(ConfigLoaderTest, ReportsAnAliasGivenToTwoWwidsAcrossFiles) {
+    write("etc/multipath.conf", "multipaths {\n multipath {\n wwid 1\n alias db\n }\n}\n");
+    write("etc/multipath/conf.d/a.conf", "multipaths {\n multipath {\n wwid 2\n alias db\n }\n}\n");
+    ConfigResult r = ConfigLoader(root_).load();
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].file, root_ + "/etc/multipath/conf.d/a.conf");
+    EXPECT_EQ(r.diagnostics[0].line, 2u);
+    EXPECT_TRUE(r.hasErrors());
+}

@@ -535,7 +535,7 @@ TEST(ConfigParser, RejectsOtherEnumeratedValues) {
               "multipath");
     EXPECT_EQ(onlyDiagnostic(defaultsLine("alias_prefix \"\"")),
               "/etc/multipath.conf:2: invalid value '' for alias_prefix; accepted: a non-empty "
-              "word");
+              "word without '/'");
 }
 
 TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
@@ -593,4 +593,10 @@ TEST(ConfigParser, SurvivesAVeryLongLineOfBraces) {
     ConfigResult r = parse("defaults {\n" + braces + "\n");
     EXPECT_TRUE(r.hasErrors());
     EXPECT_EQ(r.diagnostics.size(), 199999u);
+}
+
+TEST(ConfigParser, RejectsAliasPrefixWithSlash) {
+    EXPECT_EQ(onlyDiagnostic(defaultsLine("alias_prefix a/b")),
+              "/etc/multipath.conf:2: invalid value 'a/b' for alias_prefix; accepted: a non-empty "
+              "word without '/'");
 }

@@ -211,3 +211,16 @@ TEST(ConfigResolve, DiagnosticWithoutLineNamesOnlyTheFile) {
     Diagnostic d{"/etc/multipath.conf", 0, Diagnostic::Severity::Error, "cannot read"};
     EXPECT_EQ(d.toString(), "/etc/multipath.conf: cannot read");
 }
+
+TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
+    ConfigResult r = ConfigParser::parseString("multipaths {\n multipath {\n wwid 36001\n"
+                                               " alias db\n }\n multipath {\n wwid 36002\n"
+                                               " alias db\n }\n}\n",
+                                               "/etc/multipath.conf");
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:6: alias 'db' is already used "
+                                           "for wwid 36001 at /etc/multipath.conf:2");
+    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
+    EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}

@@ -96,3 +96,14 @@ TEST_F(NamesTest, FallsBackToTheWwidWhenTheBindingsFileIsBroken) {
     EXPECT_LT(Names::mapName(c, c.effective("X", "Y", "", "36001"), "36001", &b, name), 0);
     EXPECT_EQ(name, "36001");
 }
+
+TEST_F(NamesTest, RefusesABindingThatTheConfigurationGaveToAnotherMap) {
+    std::string path = dir_ + "/bindings";
+    BindingsFile b(path);
+    ASSERT_EQ(b.add("mpatha", "36001"), 0);
+    Config c = config("defaults {\n user_friendly_names yes\n}\n"
+                      "multipaths {\n multipath {\n wwid 36009\n alias mpatha\n }\n}\n");
+    std::string name;
+    EXPECT_EQ(Names::mapName(c, c.effective("X", "Y", "", "36001"), "36001", &b, name), -EEXIST);
+    EXPECT_EQ(name, "36001");
+}
