@@ -239,7 +239,8 @@ int Discovery::discoverOne(const std::string &kernelName, const UdevProperties &
             if (Wwid::fromNvmeSysfs(sysfs_, blockDir, p.wwid) == 0)
                 wwidSource = Wwid::Source::NvmeSysfs;
         } else if (!p.scsiAddress.empty()) {
-            if (!page83.empty() && Vpd::scsiIdFromPage83(page83, p.wwid, p.vendor, p.product) == 0)
+            if (!page83.empty() &&
+                Vpd::wwidFromPage83(page83, p.wwid, options_.page83Order, p.vendor, p.product) == 0)
                 wwidSource = Wwid::Source::VpdPage83;
         }
     }

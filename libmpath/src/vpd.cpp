@@ -49,17 +49,18 @@ size_t utf8SequenceLength(std::string_view text, size_t i) {
     return len;
 }
 
-// One entry of scsi_id's search order.
+// One step of a search order: designator type, required NAA field (-1
+// for any, -2 for any but those named before), code set.
 struct SearchStep {
     VpdDesignator::Type type;
-    int naa; ///< required NAA field, -1 for any
+    int naa;
     VpdDesignator::CodeSet codeSet;
 };
 
 using T = VpdDesignator::Type;
 using C = VpdDesignator::CodeSet;
 
-constexpr SearchStep kSearchOrder[] = {
+constexpr SearchStep kScsiIdOrder[] = {
     {T::Naa, kNaaIeeeRegisteredExtended, C::Binary},
     {T::Naa, kNaaIeeeRegisteredExtended, C::Ascii},
     {T::Naa, kNaaIeeeRegistered, C::Binary},
@@ -70,6 +71,20 @@ constexpr SearchStep kSearchOrder[] = {
     {T::Eui64, -1, C::Ascii},
     {T::T10VendorId, -1, C::Binary},
     {T::T10VendorId, -1, C::Ascii},
+    {T::VendorSpecific, -1, C::Binary},
+    {T::VendorSpecific, -1, C::Ascii},
+};
+
+constexpr SearchStep kUdevOrder[] = {
+    {T::Naa, kNaaIeeeRegisteredExtended, C::Binary},
+    {T::Naa, kNaaIeeeRegistered, C::Binary},
+    {T::Naa, kNaaIeeeExtended, C::Binary},
+    {T::Eui64, -1, C::Binary},
+    {T::ScsiName, -1, C::Utf8},
+    {T::ScsiName, -1, C::Ascii},
+    {T::T10VendorId, -1, C::Ascii},
+    {T::T10VendorId, -1, C::Binary},
+    {T::Naa, kNaaLocal, C::Binary},
     {T::VendorSpecific, -1, C::Binary},
     {T::VendorSpecific, -1, C::Ascii},
 };
@@ -122,14 +137,14 @@ int Vpd::parsePage80(std::span<const uint8_t> page, std::string &serial) {
     return 0;
 }
 
-int Vpd::scsiIdFromPage83(std::span<const uint8_t> page, std::string &wwid, std::string_view vendor,
-                          std::string_view model) {
+int Vpd::wwidFromPage83(std::span<const uint8_t> page, std::string &wwid, Order order,
+                        std::string_view vendor, std::string_view model) {
     if (page.size() < 4 || page[1] != kPage83)
         return -EINVAL;
 
     // SCSI-2 style reply of some EMC Symmetrix models: no descriptors, the
     // identifier follows the header directly (scsi_id's pre-SPC3 case).
-    if (page.size() > 6 && page[6] != 0) {
+    if (order == Order::ScsiId && page.size() > 6 && page[6] != 0) {
         std::string out = "3";
         size_t end = std::min<size_t>(page.size(), 4 + page[3]);
         for (size_t i = 4; i < end; ++i) {
@@ -148,58 +163,44 @@ int Vpd::scsiIdFromPage83(std::span<const uint8_t> page, std::string &wwid, std:
     auto format = [&](const VpdDesignator &d) {
         std::string raw(1, kHex[d.type]);
         if (d.is(T::VendorSpecific)) {
-            raw += padded(vendor, 8);
-            raw += padded(model, 16);
+            if (order == Order::Udev) {
+                raw += udevSanitize(vendor) + "_" + udevSanitize(model) + "_";
+            } else {
+                raw += padded(vendor, 8);
+                raw += padded(model, 16);
+            }
         }
-        if (d.is(C::Ascii)) {
-            raw.append(d.value.begin(), d.value.end());
-        } else {
+        if (d.is(C::Binary)) {
             for (uint8_t b : d.value) {
                 raw += kHex[b >> 4];
                 raw += kHex[b & 0xf];
             }
+        } else {
+            raw.append(d.value.begin(), d.value.end());
         }
-        // scsi_id stops at a NUL inside an ASCII designator.
+        // Text designators may be NUL padded.
         raw.resize(std::strlen(raw.c_str()));
         return udevSanitize(raw);
     };
 
-    for (const SearchStep &step : kSearchOrder) {
+    std::span<const SearchStep> steps = order == Order::Udev
+                                            ? std::span<const SearchStep>(kUdevOrder)
+                                            : std::span<const SearchStep>(kScsiIdOrder);
+    for (const SearchStep &step : steps) {
         for (const VpdDesignator &d : ds) {
             if (!d.is(VpdDesignator::Association::LogicalUnit) || !d.is(step.type) ||
-                !d.is(step.codeSet))
+                !d.is(step.codeSet) || d.value.empty())
                 continue;
-            if (step.naa >= 0 && (d.value.empty() || (d.value[0] >> 4) != step.naa))
+            if (step.naa >= 0 && (d.value[0] >> 4) != step.naa)
                 continue;
             if (step.type == T::VendorSpecific && (vendor.empty() || model.empty()))
                 continue;
-            wwid = format(d);
+            std::string id = format(d);
+            if (id.size() <= 1)
+                continue;
+            wwid = std::move(id);
             return 0;
         }
-    }
-
-    // A SCSI name string is the last resort; its text form carries the
-    // designator type it stands for.
-    for (const VpdDesignator &d : ds) {
-        if (!d.is(VpdDesignator::Association::LogicalUnit) || !d.is(T::ScsiName) ||
-            d.value.size() < 4)
-            continue;
-        std::string text(d.value.begin(), d.value.end());
-        text.resize(std::strlen(text.c_str()));
-        std::string prefix = text.substr(0, 4);
-        char digit = '8';
-        if (prefix == "eui." || prefix == "EUI.")
-            digit = '2';
-        else if (prefix == "naa." || prefix == "NAA.")
-            digit = '3';
-        else if (prefix != "iqn." && prefix != "IQN.")
-            continue;
-        std::string body = text.substr(4);
-        if (digit != '8')
-            for (char &c : body)
-                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        wwid = udevSanitize(std::string(1, digit) + body);
-        return 0;
     }
     return -ENODATA;
 }

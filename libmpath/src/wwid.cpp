@@ -80,7 +80,7 @@ int Wwid::fromScsiSysfs(const Sysfs &sysfs, std::string_view deviceDir, std::str
     int r = sysfs.readBinary(std::string(deviceDir) + "/vpd_pg83", page);
     if (r < 0)
         return r;
-    return Vpd::scsiIdFromPage83(page, wwid, vendor, model);
+    return Vpd::wwidFromPage83(page, wwid, Vpd::Order::Udev, vendor, model);
 }
 
 const char *toString(Wwid::Source s) {

@@ -3,10 +3,11 @@
 # Captures what libmpath's Discovery reads -- the small sysfs attribute
 # files along the real paths, the block/ and device links, transport
 # class entries, and each device's udev properties -- for scsi_debug,
-# virtio-scsi and NVMe paths. Each kind lands in $RESULTS/<kind>/ as
-# sys/ (a sysfs root), udev/<name> (udevadm properties) and
+# virtio-scsi and NVMe paths. Each kind becomes $RESULTS/<kind>.tar
+# holding sys/ (a sysfs root), udev/<name> (udevadm properties) and
 # expected/<name>.scsi_id (scsi_id's own answer, to check the VPD 0x83
-# fallback against). tests/fixtures/sysfs/ holds a copy.
+# fallback against); a tar keeps the tree's symlinks as they are.
+# tests/fixtures/sysfs/<kind>/ holds an unpacked copy.
 . /lab/lib.sh
 
 # Attributes Discovery and the prioritizers read, on the block device and
@@ -79,9 +80,11 @@ capture() {
 	echo "captured $kind/$name: $(grep -E '^ID_(SERIAL|WWN)=' "$RESULTS/$kind/udev/$name" | tr '\n' ' ')"
 }
 
-# scsi_dh_alua first, so scsi_debug's disks show access_state.
+# scsi_dh_alua first, so scsi_debug's disks show access_state when they
+# offer ALUA. vpd_use_hostno=0: both hosts present the same LUN identity,
+# i.e. two paths to one WWID (scsi_debug's default makes them distinct).
 modprobe scsi_dh_alua || true
-mapfile -t sdebug < <(scsi_debug_paths)
+mapfile -t sdebug < <(scsi_debug_paths vpd_use_hostno=0)
 [ "${#sdebug[@]}" -ge 2 ] || die "expected two scsi_debug paths, got ${#sdebug[@]}"
 wait_until 30 test -e "/dev/${sdebug[1]}" || die "no device node for ${sdebug[1]}"
 udevadm settle --timeout=30
@@ -113,5 +116,9 @@ done
 result nvme_paths "$n"
 [ "$n" -ge 2 ] || die "expected two NVMe paths, found $n"
 
+for kind in scsi_debug virtio_scsi nvme; do
+	tar -C "$RESULTS/$kind" -cf "$RESULTS/$kind.tar" . || die "cannot pack $kind"
+	rm -rf "${RESULTS:?}/$kind"
+done
 modprobe -r scsi_debug || true
 true

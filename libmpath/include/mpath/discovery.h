@@ -4,6 +4,7 @@
 #include "mpath/path.h"
 #include "mpath/sysfs.h"
 #include "mpath/udev_properties.h"
+#include "mpath/vpd.h"
 #include "mpath/wwid.h"
 
 #include <cstdint>
@@ -24,6 +25,10 @@ struct DiscoveryOptions {
     /// Derive the WWID from sysfs (VPD page 0x83, NVMe wwid/nguid/eui)
     /// when the uid attribute is missing.
     bool sysfsFallback{true};
+    /// Which page 0x83 designator the SCSI fallback takes: the one udev
+    /// names ID_SERIAL with sg3-utils' rules (the usual setup for
+    /// multipath) or the one scsi_id alone picks.
+    Vpd::Order page83Order{Vpd::Order::Udev};
 
     /// Options whose uid attribute comes from \a config (overrides {},
     /// devices {} and the built-in device table, defaults {}); the

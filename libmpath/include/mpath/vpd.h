@@ -55,23 +55,35 @@ public:
     ///         the serial number is empty
     [[nodiscard]] static int parsePage80(std::span<const uint8_t> page, std::string &serial);
 
-    /// The identifier udev's scsi_id derives from page 0x83, i.e. the
-    /// ID_SERIAL multipath-tools uses as WWID for SCSI devices: a type digit
-    /// ('3' NAA, '2' EUI-64, '1' T10 vendor ID, '0' vendor specific) and
-    /// the designator (binary as lower-case hex, text with runs of blanks
-    /// turned into '_'). Only logical unit designators count; preference is
-    /// NAA IEEE Registered Extended, NAA IEEE Registered, other NAA, EUI-64,
-    /// T10 vendor ID, vendor specific (binary before ASCII each), then, as an
-    /// addition scsi_id does not make, a SCSI name string ("eui." -> '2',
-    /// "naa." -> '3', else '8'). SCSI-2 style pages (byte 6 non-zero, EMC
-    /// Symmetrix) give '3' and the hex of the whole identifier.
+    /// Which designator of page 0x83 names the logical unit, and so which
+    /// ID_SERIAL udev gives the device.
+    enum class Order {
+        /// udev with sg3-utils' 55-scsi-sg3_id.rules (which set ID_SERIAL
+        /// before scsi_id runs; multipath-tools' own sysfs fallback agrees):
+        /// NAA IEEE Registered Extended, NAA IEEE Registered, NAA IEEE
+        /// Extended, EUI-64, SCSI name string, T10 vendor ID, NAA locally
+        /// assigned, vendor specific.
+        Udev,
+        /// udev's scsi_id alone: NAA Registered Extended, NAA Registered,
+        /// any other NAA (locally assigned included), EUI-64, T10 vendor ID,
+        /// vendor specific; no SCSI name string. SCSI-2 style pages (byte 6
+        /// non-zero, EMC Symmetrix) give '3' and the hex of the identifier.
+        ScsiId,
+    };
+
+    /// The WWID udev derives from page 0x83 as ID_SERIAL, which
+    /// multipath-tools uses for SCSI devices: a type digit ('3' NAA, '2'
+    /// EUI-64, '8' SCSI name string, '1' T10 vendor ID, '0' vendor
+    /// specific) and the designator, binary ones as lower-case hex, text
+    /// ones with runs of blanks turned into one '_' (udevSanitize()). Only
+    /// logical unit designators count; binary before ASCII within a type.
     /// \param vendor, model the INQUIRY vendor and model, needed only for
     ///        vendor specific designators
     /// \return 0 on success, -ENODATA when the page has no usable designator,
     ///         -EINVAL when it is malformed
-    [[nodiscard]] static int scsiIdFromPage83(std::span<const uint8_t> page, std::string &wwid,
-                                              std::string_view vendor = {},
-                                              std::string_view model = {});
+    [[nodiscard]] static int wwidFromPage83(std::span<const uint8_t> page, std::string &wwid,
+                                            Order order = Order::Udev, std::string_view vendor = {},
+                                            std::string_view model = {});
 
     /// The ALUA target port group of the port the page was read through.
     /// \return the group (0..65535) or -ENODATA / -EINVAL

@@ -40,7 +40,7 @@ public:
                                            std::string &wwid);
 
     /// The scsi_id form of a SCSI device's page 0x83 read from
-    /// \a deviceDir/vpd_pg83 (see Vpd::scsiIdFromPage83).
+    /// \a deviceDir/vpd_pg83 (see Vpd::wwidFromPage83, udev order).
     /// \return 0 on success or a negative error code
     [[nodiscard]] static int fromScsiSysfs(const Sysfs &sysfs, std::string_view deviceDir,
                                            std::string_view vendor, std::string_view model,

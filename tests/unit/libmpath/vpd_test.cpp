@@ -57,72 +57,92 @@ TEST(Vpd, RejectsDesignatorRunningPastThePage) {
     std::vector<VpdDesignator> ds;
     EXPECT_EQ(Vpd::parsePage83(p, ds), -EINVAL);
     std::string wwid;
-    EXPECT_EQ(Vpd::scsiIdFromPage83(p, wwid), -EINVAL);
+    EXPECT_EQ(Vpd::wwidFromPage83(p, wwid), -EINVAL);
 }
 
 TEST(Vpd, RejectsOtherPages) {
     std::vector<uint8_t> p{0, 0x80, 0, 0};
     std::string wwid;
-    EXPECT_EQ(Vpd::scsiIdFromPage83(p, wwid), -EINVAL);
+    EXPECT_EQ(Vpd::wwidFromPage83(p, wwid), -EINVAL);
 }
 
 TEST(Vpd, PrefersNaaRegisteredExtendedOverEverythingElse) {
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({kT10, kEui, kNaa3, kNaa6}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10, kEui, kNaa3, kNaa6}), wwid), 0);
     EXPECT_EQ(wwid, "36001405abcdef0123456789abcdef012");
 }
 
-TEST(Vpd, LocallyAssignedNaaBeatsT10VendorIdAsInScsiId) {
+TEST(Vpd, LocallyAssignedNaaBeatsT10VendorIdForScsiId) {
     // scsi_debug's page: T10 vendor ID first, NAA locally assigned second.
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({kT10, kNaa3}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10, kNaa3}), wwid, Vpd::Order::ScsiId), 0);
     EXPECT_EQ(wwid, "333333330000007d0");
+}
+
+TEST(Vpd, T10VendorIdBeatsLocallyAssignedNaaForUdev) {
+    std::string wwid;
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kNaa3, kT10}), wwid), 0);
+    EXPECT_EQ(wwid, "1Linux_scsi_debug_2000");
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kNaa3}), wwid), 0);
+    EXPECT_EQ(wwid, "333333330000007d0");
+}
+
+TEST(Vpd, UdevOrderPrefersNaaIeeeExtendedOverEui64) {
+    auto naa2 = designator(1, 0x03, {0x20, 0, 0, 0x0e, 0x1e, 0x01, 0x02, 0x03});
+    std::string wwid;
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kEui, naa2}), wwid), 0);
+    EXPECT_EQ(wwid, "32000000e1e010203");
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kEui, naa2}), wwid, Vpd::Order::ScsiId), 0);
+    EXPECT_EQ(wwid, "32000000e1e010203");
 }
 
 TEST(Vpd, Eui64BeatsT10VendorId) {
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({kT10, kEui}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10, kEui}), wwid), 0);
     EXPECT_EQ(wwid, "20102030405060708");
 }
 
 TEST(Vpd, T10VendorIdTurnsBlankRunsIntoOneUnderscore) {
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({kT10}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10}), wwid), 0);
     EXPECT_EQ(wwid, "1Linux_scsi_debug_2000");
 }
 
 TEST(Vpd, IgnoresDesignatorsOfTheTargetPort) {
     auto portNaa = designator(1, 0x13, {0x50, 1, 2, 3, 4, 5, 6, 7});
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({portNaa, kT10}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({portNaa, kT10}), wwid), 0);
     EXPECT_EQ(wwid, "1Linux_scsi_debug_2000");
-    EXPECT_EQ(Vpd::scsiIdFromPage83(page83({portNaa}), wwid), -ENODATA);
+    EXPECT_EQ(Vpd::wwidFromPage83(page83({portNaa}), wwid), -ENODATA);
 }
 
 TEST(Vpd, VendorSpecificDesignatorIsPrefixedWithVendorAndModel) {
     auto vs = designator(2, 0x00, text("abc"));
     std::string wwid;
-    EXPECT_EQ(Vpd::scsiIdFromPage83(page83({vs}), wwid), -ENODATA);
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({vs}), wwid, "QEMU", "QEMU HARDDISK"), 0);
+    EXPECT_EQ(Vpd::wwidFromPage83(page83({vs}), wwid), -ENODATA);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({vs}), wwid, Vpd::Order::Udev, "QEMU", "QEMU HARDDISK"),
+              0);
     EXPECT_EQ(wwid, "0QEMU_QEMU_HARDDISK_abc");
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({vs}), wwid, Vpd::Order::ScsiId, "ACMECORP", "X"), 0);
+    EXPECT_EQ(wwid, "0ACMECORPX_abc");
 }
 
-TEST(Vpd, ScsiNameStringIsTheLastResort) {
-    auto name = designator(3, 0x08, text("NAA.6001405ABCDEF000\0\0\0\0"));
+TEST(Vpd, ScsiNameStringComesBeforeT10VendorIdForUdevOnly) {
+    auto nulPadded = text("iqn.2003-01.org.example:disk1");
+    nulPadded.insert(nulPadded.end(), {0, 0, 0});
+    auto name = designator(3, 0x08, nulPadded);
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({name}), wwid), 0);
-    EXPECT_EQ(wwid, "36001405abcdef000");
-    auto iqn = designator(3, 0x08, text("iqn.2003-01.org.example:disk1"));
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({iqn}), wwid), 0);
-    EXPECT_EQ(wwid, "82003-01.org.example:disk1");
-    ASSERT_EQ(Vpd::scsiIdFromPage83(page83({iqn, kT10}), wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10, name}), wwid), 0);
+    EXPECT_EQ(wwid, "8iqn.2003-01.org.example:disk1");
+    ASSERT_EQ(Vpd::wwidFromPage83(page83({kT10, name}), wwid, Vpd::Order::ScsiId), 0);
     EXPECT_EQ(wwid, "1Linux_scsi_debug_2000");
+    EXPECT_EQ(Vpd::wwidFromPage83(page83({name}), wwid, Vpd::Order::ScsiId), -ENODATA);
 }
 
 TEST(Vpd, Scsi2StylePageGivesHexOfWholeIdentifier) {
     std::vector<uint8_t> p{0, 0x83, 0, 4, 0x00, 0x60, 0x48, 0x12};
     std::string wwid;
-    ASSERT_EQ(Vpd::scsiIdFromPage83(p, wwid), 0);
+    ASSERT_EQ(Vpd::wwidFromPage83(p, wwid, Vpd::Order::ScsiId), 0);
     EXPECT_EQ(wwid, "300604812");
 }
 
