@@ -159,6 +159,32 @@ run_mode rq "0"
 run_mode bio "2 queue_mode bio"
 udevadm settle --timeout=30
 
+# Every selector carries I/O in both modes, with a path failed midway.
+selectors_stage() {
+	local feat sel args name
+	for feat in "0" "2 queue_mode bio"; do
+		for sel in round-robin queue-length service-time historical-service-time io-affinity; do
+			case $sel in
+			service-time) args="0 2 2 $P1 1 1 $P2 1 4" ;;
+			io-affinity) args="0 2 1 $P1 1 $P2 2" ;;
+			*) args="0 2 1 $P1 1 $P2 1" ;;
+			esac
+			name=lm_sel
+			dmsetup create "$name" --table "0 $SECTORS lmpath $feat 0 1 1 $sel $args" ||
+				{ check_failed "$sel ($feat): create"; continue; }
+			io "$name"
+			dmsetup message "$name" 0 fail_path "$P1"
+			io "$name"
+			dmsetup message "$name" 0 reinstate_path "$P1"
+			io "$name"
+			echo "$sel ($feat): $(dmsetup status "$name")"
+			udevadm settle --timeout=30
+			dmsetup remove "$name" || check_failed "$sel ($feat): remove"
+		done
+	done
+}
+selectors_stage
+
 # Hardware handler: scsi_debug claims implicit ALUA when vpd_use_hostno=0,
 # so with scsi_dh_alua loaded first the paths get the alua handler and
 # every group switch runs pg_init through it.
