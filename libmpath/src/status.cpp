@@ -206,9 +206,10 @@ std::string Status::build(const Map &map, const MapStatus &status) {
             for (int i = 0; i < info; ++i) {
                 if (given)
                     out += ' ' + (*given)[i];
-                else if (pg.selector == "service-time" && i == 1)
-                    out += ' ' + (pg.pathArgs.size() > 1 ? pg.pathArgs[1] : std::string("1"));
-                else
+                else if (pg.selector == "service-time" && i == 1) {
+                    const auto &args = path.pathArgs.empty() ? pg.pathArgs : path.pathArgs;
+                    out += ' ' + (args.size() > 1 ? args[1] : std::string("1"));
+                } else
                     out += " 0";
             }
         }

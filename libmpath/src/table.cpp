@@ -141,8 +141,18 @@ int Table::build(const Map &map, std::string &params, std::string *why) {
         for (const auto &p : g.paths) {
             if (p.devt == 0)
                 return setWhy(why, where + "path '" + p.kernelName + "' has no device number");
+            // The table has one argument count per group.
+            if (!p.pathArgs.empty() && p.pathArgs.size() != g.pathArgs.size())
+                return setWhy(why, where + "path " + p.devtString() + " has " +
+                                       std::to_string(p.pathArgs.size()) +
+                                       " selector arguments, the group " +
+                                       std::to_string(g.pathArgs.size()));
+            for (const auto &a : p.pathArgs)
+                if (!isWord(a))
+                    return setWhy(why, where + "path argument '" + a +
+                                           "' is empty or contains whitespace");
             out += ' ' + p.devtString();
-            appendWords(out, g.pathArgs);
+            appendWords(out, p.pathArgs.empty() ? g.pathArgs : p.pathArgs);
         }
     }
     params = std::move(out);
@@ -233,14 +243,18 @@ int Table::parse(std::string_view params, Map &map, std::string *why) {
                 return failed(r);
             if (parseDevt(w, path.devt) < 0)
                 return failed(t.fail("path device '" + std::string(w) + "' is not major:minor"));
-            // The model keeps one argument list per group; the first
-            // path's arguments stand for the group.
+            // The first path's arguments stand for the group; a path
+            // whose arguments differ keeps its own.
+            std::vector<std::string> args;
             for (unsigned a = 0; a < pathArgs; ++a) {
                 if (int r = t.word(w, "per-path argument"); r < 0)
                     return failed(r);
-                if (p == 0)
-                    pg.pathArgs.emplace_back(w);
+                args.emplace_back(w);
             }
+            if (p == 0)
+                pg.pathArgs = args;
+            else if (args != pg.pathArgs)
+                path.pathArgs = std::move(args);
             pg.paths.push_back(std::move(path));
         }
         out.groups.push_back(std::move(pg));

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace mpath {
 
@@ -64,6 +65,10 @@ struct Path {
     std::string scsiAddress; ///< "host:channel:target:lun" of a SCSI path, "" otherwise
     TransportIds ids;
     int priority{-1}; ///< prioritizer result, -1 when not computed
+    /// This path's selector arguments in its group's table, when they
+    /// differ from PathGroup::pathArgs (service-time relative throughput,
+    /// repeat counts weighted by priority); empty: the group's apply.
+    std::vector<std::string> pathArgs;
 
     CheckerState checkerState{CheckerState::Unchecked};
     DmPathState dmState{DmPathState::Unknown};

@@ -139,6 +139,28 @@ TEST(Table, ParsesWhatItBuilds) {
     EXPECT_EQ(back.groups[1].paths[1].devt, makedev(8, 64));
 }
 
+TEST(Table, KeepsPerPathArgumentsThatDifferFromTheGroup) {
+    Map m;
+    const char *params = "0 0 1 1 service-time 0 3 2 8:16 1 1 8:32 1 3 8:48 1 1";
+    ASSERT_EQ(Table::parse(params, m), 0);
+    const PathGroup &g = m.groups.at(0);
+    EXPECT_EQ(g.pathArgs, (std::vector<std::string>{"1", "1"}));
+    EXPECT_TRUE(g.paths[0].pathArgs.empty());
+    EXPECT_EQ(g.paths[1].pathArgs, (std::vector<std::string>{"1", "3"}));
+    EXPECT_TRUE(g.paths[2].pathArgs.empty());
+    std::string back;
+    ASSERT_EQ(Table::build(m, back), 0);
+    EXPECT_EQ(back, params);
+}
+
+TEST(Table, RefusesAPathWhoseArgumentCountDiffersFromItsGroup) {
+    Map m = twoGroupMap();
+    m.groups[0].paths[1].pathArgs = {"1", "2"};
+    std::string p, why;
+    EXPECT_EQ(Table::build(m, p, &why), -EINVAL);
+    EXPECT_NE(why.find("8:32"), std::string::npos) << why;
+}
+
 TEST(Table, RefusesAGroupWithoutPaths) {
     Map m = twoGroupMap();
     m.groups[1].paths.clear();
