@@ -14,21 +14,6 @@ bool isMultipathType(const std::string &type) {
     return type == "multipath" || type == "lmpath";
 }
 
-bool hasFeature(const Map &m, const std::string &f) {
-    for (const auto &w : m.features)
-        if (w == f)
-            return true;
-    return false;
-}
-
-void updateQueueing(Map &m, MapStatus &st) {
-    bool anyActive = false;
-    for (const auto &g : m.groups)
-        for (const auto &p : g.paths)
-            anyActive = anyActive || p.dmState != DmPathState::Failed;
-    st.queueing = !anyActive && hasFeature(m, "queue_if_no_path");
-}
-
 } // namespace
 
 int FakeDeviceMapper::injected(Op op) {
@@ -187,7 +172,6 @@ int FakeDeviceMapper::applyMessage(Device &d, const std::string &text) {
         if (verb == "queue_if_no_path")
             f.insert(f.begin(), "queue_if_no_path");
         m.features = std::move(f);
-        updateQueueing(m, d.status);
         return 0;
     }
     if (verb == "fail_path" || verb == "reinstate_path") {
@@ -201,7 +185,6 @@ int FakeDeviceMapper::applyMessage(Device &d, const std::string &text) {
                 } else if (verb == "reinstate_path") {
                     p.dmState = DmPathState::Active;
                 }
-                updateQueueing(m, d.status);
                 return 0;
             }
         return -ENXIO;

@@ -10,7 +10,10 @@ namespace mpath {
 
 /// Map-wide facts of a status INFO line that have no place in the model.
 struct MapStatus {
-    bool queueing{false};    ///< I/O is being queued now (no usable path)
+    /// The kernel holds I/O back until path group initialisation ends
+    /// (MPATHF_QUEUE_IO). Not set by queue_if_no_path queueing, which the
+    /// status does not show.
+    bool queueing{false};
     unsigned pgInitCount{0}; ///< path group initialisations so far
     unsigned nextGroup{0};   ///< group the next I/O goes to, 1-based, 0 if none
     /// Selector info words per group and path, e.g. {"0", "1"} for

@@ -80,18 +80,15 @@ TEST(FakeDeviceMapper, QueueIfNoPathMessageChangesTheTableFeatures) {
     EXPECT_TRUE(dm.map("m")->features.empty());
 }
 
-TEST(FakeDeviceMapper, ReportsQueueingWhenEveryPathFailedUnderQueueIfNoPath) {
+TEST(FakeDeviceMapper, StatusOfAMapWithEveryPathFailedStillParses) {
     FakeDeviceMapper dm;
     ASSERT_EQ(dm.create("m", "", twoPaths), 0);
     ASSERT_EQ(dm.message("m", 0, "queue_if_no_path"), 0);
     ASSERT_EQ(dm.message("m", 0, "fail_path 8:16"), 0);
     ASSERT_EQ(dm.message("m", 0, "fail_path 8:32"), 0);
-    std::vector<DmTargetLine> s;
-    ASSERT_EQ(dm.status("m", s), 0);
-    Map m;
-    MapStatus st;
-    ASSERT_EQ(Status::parse(s[0].params, m, &st), 0);
-    EXPECT_TRUE(st.queueing);
+    Map m = statusOf(dm, "m");
+    EXPECT_EQ(m.groups[0].paths[0].dmState, DmPathState::Failed);
+    EXPECT_EQ(m.groups[0].paths[1].dmState, DmPathState::Failed);
 }
 
 TEST(FakeDeviceMapper, ReloadReplacesTheTableAndBumpsTheEventNumber) {
