@@ -1,0 +1,88 @@
+#!/bin/bash
+# libmpath's libdevmapper adapter against the real kernel, through
+# `mpathctl debug dm`: create with uuid mpath-<wwid> (udev synchronised:
+# the node exists when create returns), list, table, status, messages,
+# a noflush reload under fio, rename, and deferred removal of an open map.
+# lab-timeout: 300
+. /lab/lib.sh
+
+# Leave the guest as found: later scenarios load scsi_debug with their
+# own parameters.
+cleanup() {
+	local m
+	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^mpt'); do
+		dmsetup remove --force "$m" 2>/dev/null
+	done
+	udevadm settle
+	modprobe -r scsi_debug 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
+mapfile -t sd < <(scsi_debug_paths)
+[ ${#sd[@]} -eq 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
+a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
+wwid=$(/lib/udev/scsi_id -g -u -d "/dev/${sd[0]}")
+[ -n "$wwid" ] || die "no WWID for ${sd[0]}"
+modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-queue-length ||
+	die "cannot load dm-multipath"
+size=$(blockdev --getsz "/dev/${sd[0]}")
+dm="mpathctl debug dm"
+
+$dm create mpt "mpath-$wwid" "0 $size multipath 0 0 1 1 round-robin 0 2 1 $a 1 $b 1" ||
+	die "create failed"
+# udev synchronisation: no settle needed before the node is there.
+[ -b /dev/mapper/mpt ] || die "/dev/mapper/mpt missing right after create returned"
+result by_id_link "$([ -e "/dev/disk/by-id/dm-uuid-mpath-$wwid" ] && echo yes || echo no)"
+
+$dm list > "$RESULTS/list.txt" || die "list failed"
+grep -q "^mpt mpath-$wwid [0-9]*:[0-9]* multipath$" "$RESULTS/list.txt" ||
+	die "list does not show mpt: $(cat "$RESULTS/list.txt")"
+[ "$($dm table mpt)" = "$(dmsetup table mpt)" ] || die "table differs from dmsetup's"
+[ "$($dm status mpt)" = "$(dmsetup status mpt)" ] || die "status differs from dmsetup's"
+$dm info mpt | grep -q "^uuid=mpath-$wwid$" || die "info shows the wrong uuid"
+$dm info nosuchmap 2>"$RESULTS/info-missing.err" && die "info of a missing map succeeded"
+
+$dm message mpt 0 fail_path "$a" || die "fail_path message failed"
+dmsetup status mpt | grep -q "$a F 1" || die "fail_path not in status: $(dmsetup status mpt)"
+$dm message mpt 0 reinstate_path "$a" || die "reinstate_path message failed"
+dmsetup status mpt | grep -q "$a A 1" || die "reinstate_path not in status: $(dmsetup status mpt)"
+$dm message mpt 0 no_such_message 2>/dev/null && die "a bad message was accepted"
+$dm message mpt 0 queue_if_no_path || die "queue_if_no_path failed"
+dmsetup table mpt | grep -q " 1 queue_if_no_path " || die "queue_if_no_path not in the table"
+
+# Reload under I/O: noflush suspend/load/resume keeps fio going.
+fio_verify reload /dev/mapper/mpt 12 > "$RESULTS/fio.terse" 2> "$RESULTS/fio.err" &
+fio=$!
+sleep 3
+$dm reload mpt "0 $size multipath 1 queue_if_no_path 0 1 1 queue-length 0 2 1 $a 1 $b 1" ||
+	die "reload failed"
+dmsetup table mpt | grep -q "queue-length" || die "reload did not change the selector"
+$dm reload mpt "0 $size multipath 0 0 1 1 round-robin 0 1 1 99:99 1" 2>/dev/null &&
+	die "reload with a missing device succeeded"
+dmsetup table mpt | grep -q "queue-length" || die "a failed reload changed the live table"
+dmsetup info mpt | grep -q "State:.*ACTIVE" || die "map left suspended after a failed reload"
+wait "$fio" || die "fio failed across the reload: $(cat "$RESULTS/fio.err")"
+errs=$(cut -d';' -f5 "$RESULTS/fio.terse" | head -n 1)
+[ "$errs" = 0 ] || die "fio reported $errs errors across the reload"
+result reload_under_io ok
+
+$dm rename mpt mpt2 || die "rename failed"
+[ -b /dev/mapper/mpt2 ] && [ ! -e /dev/mapper/mpt ] || die "rename did not move the node"
+
+# Deferred removal of an open map.
+exec 3</dev/mapper/mpt2
+$dm remove mpt2 2>/dev/null && die "removing an open map without --deferred succeeded"
+$dm remove mpt2 --deferred || die "deferred remove failed"
+dmsetup info mpt2 >/dev/null 2>&1 || die "the open map vanished before its last close"
+exec 3<&-
+wait_until 10 sh -c '! dmsetup info mpt2 >/dev/null 2>&1' || die "deferred remove never happened"
+result deferred_remove ok
+
+$dm create mpt3 "mpath-x$wwid" "0 $size multipath 0 0 1 1 round-robin 0 1 1 $a 1" ||
+	die "second create failed"
+$dm create mpt3 "mpath-y$wwid" "0 $size multipath 0 0 1 1 round-robin 0 1 1 $a 1" 2>/dev/null &&
+	die "a duplicate name was accepted"
+$dm remove mpt3 || die "remove failed"
+[ ! -e /dev/mapper/mpt3 ] || die "node left behind after remove"

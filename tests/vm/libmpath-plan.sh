@@ -1,0 +1,110 @@
+#!/bin/bash
+# mpathctl plan on real devices: scsi_debug (two hosts, one LUN), the two
+# virtio-scsi disks sharing a WWN, and the NVMe namespace behind two
+# controllers are each planned as one map whose paths share a WWID. Each
+# planned table is then created with dmsetup on the stock multipath
+# target, and on lmpath when the module loads, and must carry fio
+# --verify without errors.
+# lab-timeout: 420
+. /lab/lib.sh
+
+# Leave the guest as found: later scenarios load scsi_debug with their
+# own parameters.
+cleanup() {
+	local m
+	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^plan'); do
+		dmsetup remove --force "$m" 2>/dev/null
+	done
+	udevadm settle
+	modprobe -r scsi_debug 2>/dev/null
+	true
+}
+trap cleanup EXIT
+
+command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
+mapfile -t sd < <(scsi_debug_paths)
+[ ${#sd[@]} -eq 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
+udevadm settle
+
+# The WWID of a block device as udev sees it.
+wwid_of() {
+	local v
+	v=$(udevadm info --query=property --name="/dev/$1" | sed -n 's/^ID_SERIAL=//p')
+	[ -n "$v" ] || v=$(udevadm info --query=property --name="/dev/$1" | sed -n 's/^ID_WWN=//p')
+	echo "$v"
+}
+name_of_devt() { basename "$(readlink -f "/sys/dev/block/$1")"; }
+
+cat > /tmp/mpathd.conf <<'CONF'
+defaults {
+	find_multipaths on
+	path_grouping_policy multibus
+	path_selector "round-robin 0"
+	dm_target multipath
+}
+CONF
+mpathctl plan --config /tmp/mpathd.conf > "$RESULTS/plan.txt" || die "mpathctl plan failed"
+mpathctl plan --json --config /tmp/mpathd.conf > "$RESULTS/plan.json" ||
+	die "mpathctl plan --json failed"
+cat "$RESULTS/plan.txt"
+
+mapfile -t tables < <(sed -n 's/^table: //p' "$RESULTS/plan.txt")
+result maps "${#tables[@]}"
+[ ${#tables[@]} -ge 2 ] || die "expected maps for scsi_debug and virtio-scsi, got ${#tables[@]}"
+grep -q '"maps"' "$RESULTS/plan.json" || die "plan --json printed no maps array"
+
+# Every table's paths share one WWID; remember which devices were grouped.
+grouped=" "
+for t in "${tables[@]}"; do
+	w=""
+	for devt in $(echo "$t" | grep -o '[0-9]\+:[0-9]\+'); do
+		n=$(name_of_devt "$devt")
+		nw=$(wwid_of "$n")
+		[ -z "$w" ] && w=$nw
+		[ "$nw" = "$w" ] || die "table '$t' mixes WWIDs $w and $nw ($n)"
+		grouped="$grouped$n "
+		grep -q "\"name\": \"$n\"" "$RESULTS/plan.json" || die "$n missing from plan --json"
+	done
+done
+for n in "${sd[@]}"; do
+	case $grouped in *" $n "*) ;; *) die "scsi_debug path $n is in no planned map" ;; esac
+done
+virtio=$(for d in /sys/block/sd*; do
+	[ -e "$d/device/vendor" ] && grep -q QEMU "$d/device/vendor" && basename "$d"
+done)
+nv=0
+for n in $virtio; do
+	nv=$((nv + 1))
+	case $grouped in *" $n "*) ;; *) die "virtio-scsi disk $n is in no planned map" ;; esac
+done
+result virtio_paths "$nv"
+[ "$nv" -eq 2 ] || die "expected 2 virtio-scsi disks, found $nv"
+nvme=$(ls /sys/block | grep -c '^nvme' || true)
+result nvme_paths "$nvme"
+
+modprobe dm-multipath && modprobe dm-round-robin || die "cannot load dm-multipath"
+lmpath=no
+if modprobe dm-lmpath 2>/dev/null; then
+	lmpath=yes
+else
+	echo "NOTE: modprobe dm-lmpath failed: the lmpath half is skipped" >&2
+fi
+result lmpath "$lmpath"
+
+i=0
+for t in "${tables[@]}"; do
+	for target in multipath lmpath; do
+		[ $target = lmpath ] && [ $lmpath = no ] && continue
+		line=${t/ multipath / $target }
+		name="plan$i-$target"
+		dmsetup create "$name" --table "$line" || die "dmsetup create refused the planned table: $line"
+		udevadm settle
+		fio_verify "$name" "/dev/mapper/$name" 5 > "$RESULTS/$name.fio" 2>&1 ||
+			die "fio failed on $name ($line): $(tail -5 "$RESULTS/$name.fio")"
+		errs=$(cut -d';' -f5 "$RESULTS/$name.fio" | head -n 1)
+		[ "$errs" = 0 ] || die "fio reported $errs errors on $name"
+		dmsetup remove "$name" || die "cannot remove $name"
+		result "fio_ok_$name" yes
+	done
+	i=$((i + 1))
+done
