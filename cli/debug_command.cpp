@@ -153,7 +153,10 @@ int runCheck(const std::vector<std::string> &words) {
     mpath::CheckerState s = checker->check(std::chrono::milliseconds(ms));
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
-    std::cout << mpath::toString(s) << " " << took.count() << "ms " << checker->message() << "\n";
+    // Flushed now: a hung check's thread can delay the process's exit
+    // until its I/O returns, and the answer must not wait for that.
+    std::cout << mpath::toString(s) << " " << took.count() << "ms " << checker->message()
+              << std::endl;
     return ExitOk;
 }
 
