@@ -50,6 +50,14 @@ bool exclusivePreferred(std::string_view args, bool &ok) {
 
 } // namespace
 
+PrioritizerContext PrioritizerContext::system(Sysfs sysfs, std::string devDirectory) {
+    PrioritizerContext c;
+    c.sysfs = std::move(sysfs);
+    c.devDirectory = std::move(devDirectory);
+    completeContext(c);
+    return c;
+}
+
 std::unique_ptr<Prioritizer> Prioritizer::create(std::string_view name, std::string_view args,
                                                  PrioritizerContext context, std::string *error) {
     auto fail = [&](const std::string &why) -> std::unique_ptr<Prioritizer> {

@@ -116,6 +116,28 @@ done
 result nvme_paths "$n"
 [ "$n" -ge 2 ] || die "expected two NVMe paths, found $n"
 
+# The library's live tests (real /sys, SG_IO, NVMe admin commands, direct
+# reads), when the build the lab was started with has them.
+if command -v libmpath_tests >/dev/null; then
+	live=/tmp/libmpath-live-udev
+	mkdir -p "$live"
+	for b in /sys/block/*; do
+		udevadm info --query=property --name="/dev/${b##*/}" > "$live/${b##*/}" 2>/dev/null ||
+			rm -f "$live/${b##*/}"
+	done
+	MPATH_LIVE_UDEV_DIR=$live MPATH_LIVE_SCSI_DEVICE=${sdebug[0]} MPATH_LIVE_NVME_DEVICE=nvme0n1 \
+		libmpath_tests --gtest_filter='LiveSystem.*' 2>&1 | tee "$RESULTS/live-tests.log"
+	rc=${PIPESTATUS[0]}
+	if ! grep -q 'RUN .*LiveSystem' "$RESULTS/live-tests.log"; then
+		result live_tests absent # a build from before the live tests
+	else
+		result live_tests "$([ "$rc" = 0 ] && echo pass || echo fail)"
+		[ "$rc" = 0 ] || die "libmpath live tests failed"
+	fi
+else
+	result live_tests absent
+fi
+
 for kind in scsi_debug virtio_scsi nvme; do
 	tar -C "$RESULTS/$kind" -cf "$RESULTS/$kind.tar" . || die "cannot pack $kind"
 	rm -rf "${RESULTS:?}/$kind"

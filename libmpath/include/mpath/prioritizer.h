@@ -42,6 +42,11 @@ struct PrioritizerContext {
     /// \return 0 with \a latency set, or a negative error code
     std::function<int(const std::string &kernelName, std::chrono::nanoseconds &latency)>
         readLatency;
+
+    /// A context whose seams do the real device I/O on \a devDirectory
+    /// (what Prioritizer::create() fills in for seams left empty); useful to
+    /// wrap one seam and keep the others real.
+    static PrioritizerContext system(Sysfs sysfs = Sysfs(), std::string devDirectory = "/dev");
 };
 
 /// Computes a path's priority (multipath.conf "prio"). Higher is better;
