@@ -276,3 +276,34 @@ TEST(TableFixtures, CasesRecordedOnLinux612RoundTrip) {
     if (roundTripFolder(MPATH_FIXTURES_DIR "/dm/6.12") == 0)
         GTEST_SKIP() << "no fixtures recorded on 6.12 yet (tests/vm/libmpath-dm-fixtures.sh)";
 }
+
+TEST(TableFixtures, EveryTruncationOfARecordedLineIsRejectedNotMisread) {
+    int checked = 0;
+    for (const char *kernel : {"/dm/6.1", "/dm/6.12", "/dm/hand"}) {
+        const std::filesystem::path dir = std::string(MPATH_FIXTURES_DIR) + kernel;
+        if (!std::filesystem::is_directory(dir))
+            continue;
+        for (const auto &e : std::filesystem::directory_iterator(dir)) {
+            const auto ext = e.path().extension();
+            if (ext != ".table" && ext != ".status")
+                continue;
+            SCOPED_TRACE(e.path().string());
+            std::istringstream in(trimmed(readFile(e.path())));
+            std::vector<std::string> words;
+            for (std::string w; in >> w;)
+                words.push_back(w);
+            // Drop 1..n-4 trailing words; the first three are start,
+            // length and target. An empty map ("0 0 0 0") has no proper
+            // prefix that parses, nor does any other line.
+            std::string prefix;
+            for (size_t n = 3; n + 1 < words.size(); ++n) {
+                prefix += (prefix.empty() ? "" : " ") + words[n];
+                Map m;
+                int r = ext == ".table" ? Table::parse(prefix, m) : Status::parse(prefix, m);
+                EXPECT_EQ(r, -EINVAL) << "accepted the truncation '" << prefix << "'";
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(checked, 100);
+}
