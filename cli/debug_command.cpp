@@ -7,6 +7,8 @@
 #include <iostream>
 #include <mpath/checker.h>
 #include <mpath/device_mapper_lib.h>
+#include <mpath/udev_lib.h>
+#include <poll.h>
 #include <sstream>
 #include <sys/sysmacros.h>
 
@@ -19,7 +21,9 @@ const char *usageText = "usage: mpathctl debug dm list | info NAME | table NAME 
                         "       mpathctl debug dm reload NAME 'START LENGTH TARGET PARAMS'\n"
                         "       mpathctl debug dm message NAME SECTOR TEXT...\n"
                         "       mpathctl debug dm remove NAME [--deferred] | rename NAME NEWNAME\n"
-                        "       mpathctl debug check CHECKER DEVNODE [--timeout MS]\n";
+                        "       mpathctl debug check CHECKER DEVNODE [--timeout MS]\n"
+                        "       mpathctl debug udev list SUBSYSTEM | properties NAME\n"
+                        "       mpathctl debug udev monitor SECONDS [SUBSYSTEM...]\n";
 
 int usageError(const std::string &what) {
     std::cerr << "mpathctl debug: " << what << "\n" << usageText;
@@ -44,7 +48,7 @@ bool targetLine(const std::string &text, mpath::DmTargetLine &t) {
 }
 
 int failed(const std::string &what, int r) {
-    std::cerr << "mpathctl debug dm: " << what << ": " << strerror(-r);
+    std::cerr << "mpathctl debug: " << what << ": " << strerror(-r);
     std::string detail = mpath::DeviceMapperLib::lastError();
     if (!detail.empty())
         std::cerr << " (" << detail << ")";
@@ -160,6 +164,65 @@ int runCheck(const std::vector<std::string> &words) {
     return ExitOk;
 }
 
+void printDevice(const mpath::UdevDevice &d) {
+    std::cout << (d.action.empty() ? "" : d.action + " ") << d.sysname << " " << d.subsystem << " "
+              << (d.devtype.empty() ? "-" : d.devtype) << " " << major(d.devnum) << ":"
+              << minor(d.devnum);
+    for (const char *key : {"DM_ACTION", "DM_PATH", "DM_UUID", "ID_SERIAL"}) {
+        auto it = d.properties.find(key);
+        if (it != d.properties.end())
+            std::cout << " " << key << "=" << it->second;
+    }
+    std::cout << std::endl;
+}
+
+int runUdev(const std::vector<std::string> &words) {
+    if (words.empty())
+        return usageError("udev needs list, properties or monitor");
+    mpath::UdevLib udev;
+    if (!udev.valid()) {
+        std::cerr << "mpathctl debug udev: libudev could not be set up\n";
+        return ExitFailure;
+    }
+    if (words[0] == "list" && words.size() == 2) {
+        std::vector<mpath::UdevDevice> devs;
+        if (int r = udev.enumerate(words[1], "", devs); r < 0)
+            return failed("enumerate " + words[1], r);
+        for (const auto &d : devs)
+            printDevice(d);
+        return ExitOk;
+    }
+    if (words[0] == "properties" && words.size() == 2) {
+        mpath::UdevPropertyMap props;
+        if (int r = udev.properties(words[1], props); r < 0)
+            return failed("properties " + words[1], r);
+        for (const auto &[k, v] : props)
+            std::cout << k << "=" << v << "\n";
+        return ExitOk;
+    }
+    uint64_t secs = 0;
+    if (words[0] == "monitor" && words.size() >= 2 && number(words[1], secs)) {
+        if (int r = udev.startMonitor({words.begin() + 2, words.end()}); r < 0)
+            return failed("monitor", r);
+        std::cout << "monitoring" << std::endl;
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(secs);
+        while (std::chrono::steady_clock::now() < end) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                end - std::chrono::steady_clock::now());
+            struct pollfd p {
+                udev.monitorFd(), POLLIN, 0
+            };
+            if (poll(&p, 1, static_cast<int>(left.count()) + 1) <= 0)
+                continue;
+            mpath::UdevDevice d;
+            while (udev.receive(d) == 0)
+                printDevice(d);
+        }
+        return ExitOk;
+    }
+    return usageError("bad udev operation or argument count: '" + words[0] + "'");
+}
+
 } // namespace
 
 int DebugCommand::run(const std::vector<std::string> &words) {
@@ -170,6 +233,8 @@ int DebugCommand::run(const std::vector<std::string> &words) {
         return runDm(rest);
     if (words[0] == "check")
         return runCheck(rest);
+    if (words[0] == "udev")
+        return runUdev(rest);
     return usageError("unknown debug command '" + words[0] + "'");
 }
 

@@ -13,6 +13,8 @@ namespace mpathctl {
 ///   debug dm message NAME SECTOR TEXT...
 ///   debug dm remove NAME [--deferred] | rename NAME NEWNAME
 ///   debug check CHECKER DEVNODE [--timeout MS]
+///   debug udev list SUBSYSTEM | properties NAME
+///   debug udev monitor SECONDS [SUBSYSTEM...]
 class DebugCommand {
 public:
     static int run(const std::vector<std::string> &args);

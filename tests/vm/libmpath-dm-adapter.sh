@@ -30,6 +30,11 @@ modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-queue-length ||
 size=$(blockdev --getsz "/dev/${sd[0]}")
 dm="mpathctl debug dm"
 
+# The libudev adapter's monitor sees the map's uevents.
+mpathctl debug udev monitor 60 block > "$RESULTS/uevents.txt" &
+monitor=$!
+wait_until 10 grep -q '^monitoring' "$RESULTS/uevents.txt" || die "udev monitor did not start"
+
 $dm create mpt "mpath-$wwid" "0 $size multipath 0 0 1 1 round-robin 0 2 1 $a 1 $b 1" ||
 	die "create failed"
 # udev synchronisation: no settle needed before the node is there.
@@ -46,6 +51,15 @@ $dm info nosuchmap 2>"$RESULTS/info-missing.err" && die "info of a missing map s
 
 $dm message mpt 0 fail_path "$a" || die "fail_path message failed"
 dmsetup status mpt | grep -q "$a F 1" || die "fail_path not in status: $(dmsetup status mpt)"
+wait_until 10 grep -q "DM_ACTION=PATH_FAILED" "$RESULTS/uevents.txt" ||
+	die "no PATH_FAILED uevent through the udev monitor: $(cat "$RESULTS/uevents.txt")"
+grep -q "^add dm-.* DM_UUID=mpath-$wwid" "$RESULTS/uevents.txt" ||
+	grep -q "^change dm-.* DM_UUID=mpath-$wwid" "$RESULTS/uevents.txt" ||
+	die "no uevent for the new map: $(cat "$RESULTS/uevents.txt")"
+kill "$monitor" 2>/dev/null
+result udev_monitor ok
+mpathctl debug udev properties "$(basename "$(readlink -f /dev/mapper/mpt)")" | grep -q "^DM_NAME=mpt$" ||
+	die "udev properties of the map lack DM_NAME"
 $dm message mpt 0 reinstate_path "$a" || die "reinstate_path message failed"
 dmsetup status mpt | grep -q "$a A 1" || die "reinstate_path not in status: $(dmsetup status mpt)"
 $dm message mpt 0 no_such_message 2>/dev/null && die "a bad message was accepted"
