@@ -17,19 +17,20 @@ bool hasBlank(std::string_view s) {
     return std::any_of(s.begin(), s.end(), isBlank) || s.find('\n') != std::string_view::npos;
 }
 
-std::vector<std::string_view> words(std::string_view line) {
-    std::vector<std::string_view> out;
-    size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && isBlank(line[i]))
-            ++i;
-        size_t start = i;
-        while (i < line.size() && !isBlank(line[i]))
-            ++i;
-        if (i > start)
-            out.push_back(line.substr(start, i - start));
-    }
-    return out;
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && isBlank(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isBlank(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+// A WWID may hold inner blanks: SCSI serials read by old getuid callouts
+// did ("1ATA     VBOX HARDDISK    VB..."), and bindings files still carry
+// them. It is the rest of the line after the alias.
+bool validWwid(std::string_view wwid) {
+    return !wwid.empty() && trim(wwid) == wwid && wwid.find('\n') == std::string_view::npos &&
+           wwid.find('#') == std::string_view::npos;
 }
 
 } // namespace
@@ -48,17 +49,22 @@ BindingsParseResult Bindings::parse(std::string_view text, const std::string &fi
         size_t hash = line.find('#');
         if (hash != std::string_view::npos)
             line = line.substr(0, hash);
-        auto w = words(line);
-        if (w.empty())
+        line = trim(line);
+        if (line.empty())
             continue;
         auto err = [&](std::string msg) {
             r.diagnostics.push_back({fileName, no, Diagnostic::Severity::Error, std::move(msg)});
         };
-        if (w.size() != 2) {
+        size_t gap = 0;
+        while (gap < line.size() && !isBlank(line[gap]))
+            ++gap;
+        std::string_view aliasText = line.substr(0, gap);
+        std::string_view wwidText = trim(line.substr(gap));
+        if (wwidText.empty()) {
             err("malformed binding; expected 'alias wwid'; line ignored");
             continue;
         }
-        std::string alias(w[0]), wwid(w[1]);
+        std::string alias(aliasText), wwid(wwidText);
         if (auto other = r.bindings.wwidFor(alias)) {
             err("alias '" + alias + "' is already bound to " + *other + "; line ignored");
             continue;
@@ -146,8 +152,8 @@ std::string Bindings::nextFreeAlias(std::string_view prefix,
 }
 
 int Bindings::add(std::string alias, std::string wwid) {
-    if (alias.empty() || wwid.empty() || hasBlank(alias) || hasBlank(wwid) ||
-        alias.find('#') != std::string::npos || wwid.find('#') != std::string::npos)
+    if (alias.empty() || hasBlank(alias) || alias.find('#') != std::string::npos ||
+        !validWwid(wwid))
         return -EINVAL;
     if (wwidFor(alias) || aliasFor(wwid))
         return -EEXIST;

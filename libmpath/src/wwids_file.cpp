@@ -21,9 +21,11 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// Inner blanks are allowed (old SCSI serials have them); '/' would end
+// the entry early.
 bool validWwid(std::string_view wwid) {
-    return !wwid.empty() && wwid.find('/') == std::string_view::npos &&
-           std::none_of(wwid.begin(), wwid.end(), isBlank);
+    return !wwid.empty() && trim(wwid) == wwid && wwid.find('/') == std::string_view::npos &&
+           wwid.find('\n') == std::string_view::npos;
 }
 
 int readWwids(const NamesStateFile &file, std::vector<std::string> &out,

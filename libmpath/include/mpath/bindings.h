@@ -20,7 +20,8 @@ struct Binding {
 struct BindingsParseResult;
 
 /// The user-friendly-name bindings, in multipath-tools' bindings file
-/// format: one "alias wwid" per line, '#' comments. Each alias and each
+/// format: one "alias wwid" per line, '#' comments; the WWID is the rest
+/// of the line, as old SCSI serials hold blanks. Each alias and each
 /// WWID appears at most once. Aliases are a prefix and a letter sequence:
 /// mpatha ... mpathz, mpathaa ... mpathaz, mpathba ...
 ///
@@ -48,7 +49,9 @@ public:
 
     /// Bind \a alias to \a wwid.
     /// \return 0 on success, -EEXIST when the alias or the WWID is already
-    ///         bound, -EINVAL when either is empty or contains whitespace
+    ///         bound, -EINVAL when either cannot be written to the file (an
+    ///         empty one, blanks in the alias or around the WWID, '#', a
+    ///         newline)
     [[nodiscard]] int add(std::string alias, std::string wwid);
 
     /// Drop the binding of \a wwid.

@@ -38,8 +38,8 @@ public:
 
     /// List \a wwid.
     /// \return 1 when added, 0 when it was listed already, -EINVAL for an
-    ///         empty WWID or one with '/' or whitespace, or another negative
-    ///         error code
+    ///         empty WWID or one with '/', a newline or blanks around it, or
+    ///         another negative error code
     [[nodiscard]] int add(std::string_view wwid);
 
     /// Unlist \a wwid.

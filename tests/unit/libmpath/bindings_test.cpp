@@ -120,6 +120,9 @@ TEST(Bindings, RefusesSecondBindingForAliasOrWwid) {
     EXPECT_EQ(b.add("mpath c", "3"), -EINVAL);
     EXPECT_EQ(b.add("", "3"), -EINVAL);
     EXPECT_EQ(b.add("mpathc", ""), -EINVAL);
+    EXPECT_EQ(b.add("mpathc", " 3"), -EINVAL);
+    EXPECT_EQ(b.add("mpathc", "3#4"), -EINVAL);
+    EXPECT_EQ(b.add("mpathc", "3\n4"), -EINVAL);
     EXPECT_EQ(b.entries().size(), 1u);
 }
 
@@ -164,13 +167,24 @@ TEST(Bindings, RejectsSecondAliasForAWwid) {
               "bindings:2: wwid 1 is already bound to 'mpatha'; line ignored");
 }
 
-TEST(Bindings, RejectsMalformedLines) {
-    BindingsParseResult r = Bindings::parse("mpatha\nmpathb 2 extra\nmpathc 3\n", "bindings");
+TEST(Bindings, RejectsAliasWithoutWwid) {
+    BindingsParseResult r = Bindings::parse("mpatha\nmpathb   # no wwid\nmpathc 3\n", "bindings");
     ASSERT_EQ(r.diagnostics.size(), 2u);
     EXPECT_EQ(r.diagnostics[0].toString(),
               "bindings:1: malformed binding; expected 'alias wwid'; line ignored");
     EXPECT_EQ(r.diagnostics[1].line, 2u);
     EXPECT_EQ(r.bindings.entries(), (std::vector<Binding>{{"mpathc", "3"}}));
+}
+
+TEST(Bindings, ReadsWwidsWithInnerBlanksAsOldSerialsHad) {
+    const char *text = "mpatha 1ATA     VBOX HARDDISK       VBfe43d230-3b43fe42 \r\n"
+                       "mpathb 14f504e46494c45526354355179652d\n";
+    BindingsParseResult r = Bindings::parse(text, "bindings");
+    EXPECT_TRUE(r.diagnostics.empty());
+    EXPECT_EQ(r.bindings.aliasFor("1ATA     VBOX HARDDISK       VBfe43d230-3b43fe42"), "mpatha");
+    // Written back unchanged, so the next reader finds the same WWID.
+    BindingsParseResult again = Bindings::parse(r.bindings.serialize(), "bindings");
+    EXPECT_EQ(again.bindings, r.bindings);
 }
 
 TEST(Bindings, SerializesWithTheMultipathToolsHeaderAndRoundTrips) {

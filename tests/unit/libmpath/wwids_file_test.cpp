@@ -81,6 +81,11 @@ TEST(WwidsFile, WarnsAboutMalformedLinesAndSkipsThem) {
     EXPECT_EQ(diags[2].line, 4u);
 }
 
+TEST(WwidsFile, KeepsInnerBlanksOfOldSerials) {
+    std::vector<std::string> wwids{"1ATA     VBOX HARDDISK   VB1"};
+    EXPECT_EQ(WwidsFile::parse(WwidsFile::serialize(wwids), "wwids"), wwids);
+}
+
 TEST_F(WwidsFileTest, MissingFileListsNothing) {
     WwidsFile f(path_);
     std::vector<std::string> wwids{"stale"};
@@ -102,7 +107,8 @@ TEST_F(WwidsFileTest, AddRejectsUnwritableWwids) {
     WwidsFile f(path_);
     EXPECT_EQ(f.add(""), -EINVAL);
     EXPECT_EQ(f.add("a/b"), -EINVAL);
-    EXPECT_EQ(f.add("a b"), -EINVAL);
+    EXPECT_EQ(f.add(" ab"), -EINVAL);
+    EXPECT_EQ(f.add("a\nb"), -EINVAL);
     EXPECT_FALSE(fs::exists(path_));
 }
 
