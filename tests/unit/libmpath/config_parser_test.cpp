@@ -600,3 +600,73 @@ TEST(ConfigParser, RejectsAliasPrefixWithSlash) {
               "/etc/multipath.conf:2: invalid value 'a/b' for alias_prefix; accepted: a non-empty "
               "word without '/'");
 }
+
+TEST(ConfigParser, ReadsAnMpathconfGeneratedFileWithOnlyAnUnsupportedWarning) {
+    ConfigResult r = parse(readData("mpathconf-generated.conf"));
+    EXPECT_EQ(onlyDiagnostic(r),
+              "/etc/multipath.conf:14: keyword 'enable_foreign' is not supported; ignored");
+    EXPECT_FALSE(r.hasErrors());
+    EXPECT_EQ(r.config.defaults.userFriendlyNames, true);
+    EXPECT_EQ(r.config.globals.findMultipaths, FindMultipaths::On);
+    EXPECT_EQ(r.config.blacklistExceptions.properties.size(), 1u);
+}
+
+TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
+    ConfigResult r = parse("defaults {\n"
+                           "\tverbosity 2\n"
+                           "\tpolling_interval 5\n"
+                           "\tmax_polling_interval 20\n"
+                           "\tpath_selector \"service-time 0\"\n"
+                           "\tpath_grouping_policy \"failover\"\n"
+                           "\tuid_attribute \"ID_SERIAL\"\n"
+                           "\tprio \"const\"\n"
+                           "\tprio_args \"\"\n"
+                           "\tfeatures \"0\"\n"
+                           "\tpath_checker \"tur\"\n"
+                           "\talias_prefix \"mpath\"\n"
+                           "\tfailback \"manual\"\n"
+                           "\trr_min_io 1000\n"
+                           "\trr_min_io_rq 1\n"
+                           "\trr_weight \"uniform\"\n"
+                           "\tno_path_retry \"fail\"\n"
+                           "\tqueue_without_daemon \"no\"\n"
+                           "\tflush_on_last_del \"never\"\n"
+                           "\tuser_friendly_names \"no\"\n"
+                           "\tfast_io_fail_tmo 5\n"
+                           "\tdev_loss_tmo 600\n"
+                           "\tbindings_file \"/etc/multipath/bindings\"\n"
+                           "\twwids_file \"/etc/multipath/wwids\"\n"
+                           "\tchecker_timeout 30\n"
+                           "\tfind_multipaths \"strict\"\n"
+                           "\tfind_multipaths_timeout -10\n"
+                           "\tretain_attached_hw_handler \"yes\"\n"
+                           "\tdetect_prio \"yes\"\n"
+                           "\tdetect_checker \"yes\"\n"
+                           "\tdeferred_remove \"no\"\n"
+                           "\tconfig_dir \"/etc/multipath/conf.d\"\n"
+                           "\tmarginal_path_err_sample_time \"no\"\n"
+                           "\tmarginal_path_err_rate_threshold \"no\"\n"
+                           "\tmarginal_path_err_recheck_gap_time \"no\"\n"
+                           "\tmarginal_path_double_failed_time \"no\"\n"
+                           "\tskip_kpartx \"no\"\n"
+                           "\tghost_delay \"no\"\n"
+                           "\tall_tg_pt \"no\"\n"
+                           "\tmarginal_pathgroups \"off\"\n"
+                           "}\n"
+                           "devices {\n"
+                           "\tdevice {\n"
+                           "\t\tvendor \"DGC\"\n"
+                           "\t\tproduct \".*\"\n"
+                           "\t\tproduct_blacklist \"LUNZ\"\n"
+                           "\t\tpath_grouping_policy \"group_by_prio\"\n"
+                           "\t\tpath_checker \"emc_clariion\"\n"
+                           "\t\thardware_handler \"1 emc\"\n"
+                           "\t\tprio \"emc\"\n"
+                           "\t\tfailback \"immediate\"\n"
+                           "\t\tno_path_retry 60\n"
+                           "\t}\n"
+                           "}\n"
+                           "overrides {\n"
+                           "}\n");
+    EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
+}
