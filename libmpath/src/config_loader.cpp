@@ -68,24 +68,24 @@ ConfigLoader::ConfigLoader(std::string rootDir) : root_(std::move(rootDir)) {
         root_.clear();
 }
 
-std::string ConfigLoader::under(const std::string &absolute) const {
+std::string ConfigLoader::underRoot(const std::string &absolute) const {
     return root_ + absolute;
 }
 
 std::string ConfigLoader::mainFile() const {
-    if (isRegularFile(under(kOwnFile)))
-        return under(kOwnFile);
-    if (isRegularFile(under(kCompatFile)))
-        return under(kCompatFile);
+    if (isRegularFile(underRoot(kOwnFile)))
+        return underRoot(kOwnFile);
+    if (isRegularFile(underRoot(kCompatFile)))
+        return underRoot(kCompatFile);
     return {};
 }
 
 std::vector<std::string> ConfigLoader::confdFiles(const Config &config) const {
     std::string dir;
     if (config.globals.configDir)
-        dir = under(*config.globals.configDir);
+        dir = underRoot(*config.globals.configDir);
     else
-        dir = under(config.ownFile ? kOwnConfd : kCompatConfd);
+        dir = underRoot(config.ownFile ? kOwnConfd : kCompatConfd);
     std::vector<std::string> names;
     DIR *d = opendir(dir.c_str());
     if (!d)
@@ -108,7 +108,7 @@ std::vector<std::string> ConfigLoader::confdFiles(const Config &config) const {
 ConfigResult ConfigLoader::load() const {
     ConfigResult r;
     std::string main = mainFile();
-    r.config.ownFile = main == under(kOwnFile);
+    r.config.ownFile = main == underRoot(kOwnFile);
     if (!main.empty())
         readInto(main, r);
     // A conf.d file may not move conf.d: only the main file's config_dir

@@ -31,9 +31,11 @@ public:
     /// order.
     std::vector<std::string> confdFiles(const Config &config) const;
 
-private:
-    std::string under(const std::string &absolute) const;
+    /// \a absolute (a path from the configuration, such as bindings_file)
+    /// under the root directory, so state files of a test root stay in it.
+    std::string underRoot(const std::string &absolute) const;
 
+private:
     std::string root_;
 };
 

@@ -153,3 +153,12 @@ TEST_F(ConfigLoaderTest, ReportsAnAliasGivenToTwoWwidsAcrossFiles) {
     EXPECT_EQ(r.diagnostics[0].line, 2u);
     EXPECT_TRUE(r.hasErrors());
 }
+
+TEST_F(ConfigLoaderTest, PlacesConfiguredStateFilesUnderTheRoot) {
+    write("etc/multipath.conf", "defaults {\n bindings_file /var/lib/mpath/bindings\n}\n");
+    ConfigLoader loader(root_ + "/");
+    ConfigResult r = loader.load();
+    EXPECT_EQ(loader.underRoot(r.config.effectiveGlobals().bindingsFile.value),
+              root_ + "/var/lib/mpath/bindings");
+    EXPECT_EQ(ConfigLoader("/").underRoot("/etc/multipath/wwids"), "/etc/multipath/wwids");
+}
