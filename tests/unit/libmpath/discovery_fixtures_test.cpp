@@ -1,0 +1,197 @@
+// Discovery against sysfs trees and udev properties captured in the VM lab
+// (tests/vm/libmpath-fixtures.sh): scsi_debug with two hosts, two
+// virtio-scsi disks sharing a WWN, one NVMe namespace behind two
+// controllers.
+#include "mpath/blacklist_filter.h"
+#include "mpath/discovery.h"
+#include "mpath/grouping.h"
+#include "mpath/prioritizer.h"
+#include "mpath/sysfs_udev_properties.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <set>
+#include <sys/sysmacros.h>
+
+using namespace mpath;
+
+namespace {
+
+class Fixture : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        dir_ = std::string(MPATH_FIXTURES_DIR) + "/sysfs/" + GetParam();
+        if (!std::filesystem::exists(dir_ + "/sys/block"))
+            GTEST_SKIP() << "no captured fixture at " << dir_;
+    }
+
+    std::vector<Path> discoverAll(DiscoveryOptions options = {}) {
+        std::vector<DiscoveryIssue> issues;
+        auto paths = Discovery(Sysfs(dir_ + "/sys"), std::move(options))
+                         .discoverAll(SysfsUdevProperties(dir_ + "/udev"), &issues);
+        EXPECT_TRUE(issues.empty());
+        return paths;
+    }
+
+    UdevPropertyMap udev(const std::string &name) {
+        UdevPropertyMap props;
+        EXPECT_EQ(SysfsUdevProperties(dir_ + "/udev").properties(name, props), 0);
+        return props;
+    }
+
+    // scsi_id's own answer, captured next to the tree ("" when absent).
+    std::string scsiIdSerial(const std::string &name) {
+        UdevPropertyMap props;
+        std::string text;
+        if (Sysfs(dir_ + "/expected").readAttribute(name + ".scsi_id", text) < 0)
+            return {};
+        props = SysfsUdevProperties::parse(text);
+        return props["ID_SERIAL"];
+    }
+
+    // Options that ignore udev's WWID, so the sysfs fallback is used.
+    static DiscoveryOptions fallbackOnly(Vpd::Order order = Vpd::Order::Udev) {
+        DiscoveryOptions o;
+        o.uidAttribute = [](const Path &) { return std::string("MPATH_TEST_NO_SUCH_PROPERTY"); };
+        o.page83Order = order;
+        return o;
+    }
+
+    std::string dir_;
+};
+
+} // namespace
+
+TEST_P(Fixture, EveryCapturedPathIsDiscoveredWithTheWwidUdevGaveIt) {
+    auto paths = discoverAll();
+    ASSERT_GE(paths.size(), 2u);
+    for (const Path &p : paths) {
+        auto props = udev(p.kernelName);
+        std::string key = p.transport == Transport::Nvme ? "ID_WWN" : "ID_SERIAL";
+        EXPECT_EQ(p.wwid, props[key]) << p.kernelName;
+        EXPECT_FALSE(p.wwid.empty()) << p.kernelName;
+        EXPECT_EQ(p.deviceState, DeviceState::Running) << p.kernelName;
+        EXPECT_GT(p.sizeSectors, 0u) << p.kernelName;
+        EXPECT_EQ(std::to_string(major(p.devt)), props["MAJOR"]) << p.kernelName;
+        EXPECT_EQ(std::to_string(minor(p.devt)), props["MINOR"]) << p.kernelName;
+    }
+}
+
+TEST_P(Fixture, SysfsFallbackGivesTheSameWwidAsUdev) {
+    auto fromUdev = discoverAll();
+    auto fromSysfs = discoverAll(fallbackOnly());
+    ASSERT_EQ(fromUdev.size(), fromSysfs.size());
+    for (size_t i = 0; i < fromUdev.size(); ++i)
+        EXPECT_EQ(fromSysfs[i].wwid, fromUdev[i].wwid) << fromUdev[i].kernelName;
+}
+
+class ScsiFixture : public Fixture {};
+
+TEST_P(ScsiFixture, ScsiIdOrderGivesWhatScsiIdPrinted) {
+    bool compared = false;
+    for (const Path &p : discoverAll(fallbackOnly(Vpd::Order::ScsiId))) {
+        std::string expected = scsiIdSerial(p.kernelName);
+        if (expected.empty())
+            continue;
+        EXPECT_EQ(p.wwid, expected) << p.kernelName;
+        compared = true;
+    }
+    EXPECT_TRUE(compared) << "no scsi_id output captured for " << GetParam();
+}
+
+TEST_P(Fixture, PathsFormOneMapPerWwidThatTheBuiltinBlacklistKeeps) {
+    auto paths = discoverAll();
+    BlacklistFilter filter(BlacklistFilter::builtinDevnodeRules(), {});
+    std::set<std::string> wwids;
+    for (const Path &p : paths) {
+        auto props = udev(p.kernelName);
+        EXPECT_FALSE(filter.check(p, &props, Wwid::defaultUidAttribute(p.kernelName)).blacklisted)
+            << p.kernelName;
+        wwids.insert(p.wwid);
+    }
+    auto byWwid = Grouping::byWwid(paths);
+    ASSERT_EQ(byWwid.size(), wwids.size());
+    size_t grouped = 0;
+    for (const WwidPaths &w : byWwid) {
+        Map m = Grouping::buildMap(w, GroupingPolicy::Multibus);
+        ASSERT_EQ(m.groups.size(), 1u);
+        grouped += m.groups[0].paths.size();
+        EXPECT_EQ(m.sizeSectors, w.paths[0].sizeSectors);
+    }
+    EXPECT_EQ(grouped, paths.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Captured, Fixture, ::testing::Values("scsi_debug", "virtio_scsi", "nvme"),
+                         [](const auto &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Captured, ScsiFixture, ::testing::Values("scsi_debug", "virtio_scsi"),
+                         [](const auto &info) { return info.param; });
+
+namespace {
+
+std::string fixture(const std::string &kind) {
+    return std::string(MPATH_FIXTURES_DIR) + "/sysfs/" + kind;
+}
+
+std::vector<Path> captured(const std::string &kind) {
+    return Discovery(Sysfs(fixture(kind) + "/sys"))
+        .discoverAll(SysfsUdevProperties(fixture(kind) + "/udev"));
+}
+
+} // namespace
+
+TEST(CapturedScsiDebug, PathsCarryInquiryDataAndTheirPortGroups) {
+    auto paths = captured("scsi_debug");
+    if (paths.empty())
+        GTEST_SKIP() << "no scsi_debug fixture";
+    ASSERT_EQ(paths.size(), 2u);
+    for (const Path &p : paths) {
+        EXPECT_EQ(p.vendor, "Linux");
+        EXPECT_EQ(p.product, "scsi_debug");
+        EXPECT_EQ(p.transport, Transport::Scsi);
+        EXPECT_EQ(p.protocol, "scsi:unspec");
+        UdevPropertyMap props;
+        ASSERT_EQ(
+            SysfsUdevProperties(fixture("scsi_debug") + "/udev").properties(p.kernelName, props),
+            0);
+        EXPECT_EQ(p.serial, props["ID_SCSI_SERIAL"]);
+        // scsi_id printed the target port group in hex.
+        std::string text;
+        ASSERT_EQ(Sysfs(fixture("scsi_debug") + "/expected")
+                      .readAttribute(p.kernelName + ".scsi_id", text),
+                  0);
+        auto expected = SysfsUdevProperties::parse(text);
+        ASSERT_FALSE(expected["ID_TARGET_PORT"].empty());
+        EXPECT_EQ(p.ids.targetPortGroup, std::stoi(expected["ID_TARGET_PORT"], nullptr, 16));
+    }
+}
+
+TEST(CapturedVirtioScsi, BothDisksShareTheConfiguredWwn) {
+    auto paths = captured("virtio_scsi");
+    if (paths.empty())
+        GTEST_SKIP() << "no virtio_scsi fixture";
+    ASSERT_EQ(paths.size(), 2u);
+    for (const Path &p : paths) {
+        EXPECT_EQ(p.wwid, "35000c5000a1b2c3d");
+        EXPECT_EQ(p.vendor, "QEMU");
+        EXPECT_EQ(p.product, "QEMU HARDDISK");
+        EXPECT_EQ(p.serial, "MPATHLABVSCSI");
+    }
+    EXPECT_NE(paths[0].scsiAddress.substr(0, 2), paths[1].scsiAddress.substr(0, 2));
+}
+
+TEST(CapturedNvme, NamespaceThroughTwoControllersIsOneSubsystem) {
+    auto paths = captured("nvme");
+    if (paths.empty())
+        GTEST_SKIP() << "no nvme fixture";
+    ASSERT_EQ(paths.size(), 2u);
+    for (const Path &p : paths) {
+        EXPECT_EQ(p.transport, Transport::Nvme);
+        EXPECT_EQ(p.protocol, "nvme:pcie");
+        EXPECT_EQ(p.vendor, "NVME");
+        EXPECT_EQ(p.product, "QEMU NVMe Ctrl");
+        EXPECT_EQ(p.serial, "MPATHLABNVME");
+        EXPECT_NE(p.ids.nodeName.find("org.mpath:lab"), std::string::npos);
+    }
+    EXPECT_EQ(paths[0].ids.nodeName, paths[1].ids.nodeName);
+    EXPECT_EQ(Grouping::group(paths, GroupingPolicy::GroupByNodeName).size(), 1u);
+}
