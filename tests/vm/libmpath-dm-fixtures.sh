@@ -57,7 +57,9 @@ record() {
 	echo "$table" > "$out/$name.ctor"
 	dmsetup table "fx-$name" > "$out/$name.table"
 	dmsetup status "fx-$name" > "$out/$name.status"
-	dmsetup remove "fx-$name" || die "case $name: remove failed"
+	# udev may still be probing the new map: let it finish, and retry.
+	udevadm settle
+	dmsetup remove --retry "fx-$name" || die "case $name: remove failed"
 	cases=$((cases + 1))
 }
 
@@ -109,7 +111,8 @@ dmsetup table fx-queueing > "$out/queueing.table"
 dmsetup status fx-queueing > "$out/queueing.status"
 dmsetup message fx-queueing 0 fail_if_no_path
 wait "$reader" && die "the queued read should fail once queueing stops"
-dmsetup remove fx-queueing || die "cannot remove fx-queueing"
+udevadm settle
+dmsetup remove --retry fx-queueing || die "cannot remove fx-queueing"
 cases=$((cases + 1))
 
 result cases "$cases"
