@@ -19,3 +19,25 @@ TEST(ConfigRegex, ReportsCompileErrors) {
     EXPECT_FALSE(why.empty());
     EXPECT_FALSE(r.matches("("));
 }
+
+TEST(ConfigRegex, RefusesStackedRepetitionsThatWouldExhaustMemory) {
+    std::string why;
+    ConfigRegex r = ConfigRegex::compile("1ailove" + std::string(20, '+') + "r", &why);
+    EXPECT_FALSE(r.valid());
+    EXPECT_EQ(why, "too complex: nested or stacked repetitions");
+    EXPECT_FALSE(ConfigRegex::compile("((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+").valid());
+    EXPECT_FALSE(ConfigRegex::compile("((a{99}){99}){99}").valid());
+    EXPECT_FALSE(ConfigRegex::compile(std::string(5000, 'a')).valid());
+}
+
+TEST(ConfigRegex, AcceptsTheRepetitionsRealPatternsUse) {
+    for (const char *p :
+         {"^(ram|raw|loop|fd|md|dm-|sr|scd|st)[0-9]*", "^hd[a-z]", "^sd[a-z]{1,3}$",
+          "(SCSI_IDENT_|ID_WWN)", "^(1722-600|1724|1726)", "[[:alnum:]]+-[0-9]{1,4}",
+          "^nvme[0-9]+n[0-9]+(p[0-9]+)?$", "3600a0980[0-9a-f]{23}"}) {
+        ConfigRegex r = ConfigRegex::compile(p);
+        EXPECT_TRUE(r.valid()) << p;
+    }
+    EXPECT_TRUE(ConfigRegex::compile("^sd[a-z]{1,3}$").matches("sdaa"));
+    EXPECT_TRUE(ConfigRegex::compile("[]x]").matches("]"));
+}
