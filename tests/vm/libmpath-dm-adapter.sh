@@ -14,14 +14,26 @@ cleanup() {
 		dmsetup remove --force "$m" 2>/dev/null
 	done
 	udevadm settle
-	modprobe -r scsi_debug 2>/dev/null
+	modprobe -r scsi_debug scsi_dh_alua 2>/dev/null
 	true
 }
 trap cleanup EXIT
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
-mapfile -t sd < <(scsi_debug_paths)
-[ ${#sd[@]} -eq 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
+# scsi_debug hosts share one LUN identity only with vpd_use_hostno=0; that
+# also makes them claim ALUA with port state host_no % 3 (2: standby), and
+# scsi_dh_alua fails I/O on standby ports. Keep the ports that take I/O.
+usable_paths() {
+	local n st
+	for n in "$@"; do
+		st=$(cat "/sys/block/$n/device/access_state" 2>/dev/null)
+		case $st in standby | unavailable | offline) ;; *) echo "$n" ;; esac
+	done
+}
+mapfile -t all < <(scsi_debug_paths add_host=3 vpd_use_hostno=0)
+udevadm settle
+mapfile -t sd < <(usable_paths "${all[@]}")
+[ ${#sd[@]} -ge 2 ] || die "expected 2 scsi_debug paths that take I/O, got: ${sd[*]} of ${all[*]}"
 a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
 wwid=$(/lib/udev/scsi_id -g -u -d "/dev/${sd[0]}")
 [ -n "$wwid" ] || die "no WWID for ${sd[0]}"
@@ -65,18 +77,22 @@ dmsetup status mpt | grep -q "$a A 1" || die "reinstate_path not in status: $(dm
 $dm message mpt 0 no_such_message 2>/dev/null && die "a bad message was accepted"
 $dm message mpt 0 queue_if_no_path || die "queue_if_no_path failed"
 dmsetup table mpt | grep -q " 1 queue_if_no_path " || die "queue_if_no_path not in the table"
+# No queueing under fio: should a path misbehave, fio must fail, not hang.
+$dm message mpt 0 fail_if_no_path || die "fail_if_no_path failed"
 
 # Reload under I/O: noflush suspend/load/resume keeps fio going.
 fio_verify reload /dev/mapper/mpt 12 > "$RESULTS/fio.terse" 2> "$RESULTS/fio.err" &
 fio=$!
 sleep 3
-$dm reload mpt "0 $size multipath 1 queue_if_no_path 0 1 1 queue-length 0 2 1 $a 1 $b 1" ||
+$dm reload mpt "0 $size multipath 0 0 1 1 queue-length 0 2 1 $a 1 $b 1" ||
 	die "reload failed"
 dmsetup table mpt | grep -q "queue-length" || die "reload did not change the selector"
 $dm reload mpt "0 $size multipath 0 0 1 1 round-robin 0 1 1 99:99 1" 2>/dev/null &&
 	die "reload with a missing device succeeded"
 dmsetup table mpt | grep -q "queue-length" || die "a failed reload changed the live table"
 dmsetup info mpt | grep -q "State:.*ACTIVE" || die "map left suspended after a failed reload"
+wait_until 60 sh -c "! kill -0 $fio 2>/dev/null" ||
+	die "fio still running 60 s after the reload: $(dmsetup status mpt)"
 wait "$fio" || die "fio failed across the reload: $(cat "$RESULTS/fio.err")"
 errs=$(cut -d';' -f5 "$RESULTS/fio.terse" | head -n 1)
 [ "$errs" = 0 ] || die "fio reported $errs errors across the reload"

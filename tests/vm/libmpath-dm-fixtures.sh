@@ -16,7 +16,7 @@ cleanup() {
 		dmsetup remove --force "$m" 2>/dev/null
 	done
 	udevadm settle
-	modprobe -r scsi_debug 2>/dev/null
+	modprobe -r scsi_debug scsi_dh_alua 2>/dev/null
 	true
 }
 trap cleanup EXIT

@@ -16,14 +16,17 @@ cleanup() {
 		dmsetup remove --force "$m" 2>/dev/null
 	done
 	udevadm settle
-	modprobe -r scsi_debug 2>/dev/null
+	modprobe -r scsi_debug scsi_dh_alua 2>/dev/null
 	true
 }
 trap cleanup EXIT
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
-mapfile -t sd < <(scsi_debug_paths)
-[ ${#sd[@]} -eq 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
+# vpd_use_hostno=0: the hosts show one LUN identity (with the default,
+# each host's LUN has its own WWID). One port is then ALUA standby and
+# fails I/O under scsi_dh_alua; the map fails that path and goes on.
+mapfile -t sd < <(scsi_debug_paths add_host=3 vpd_use_hostno=0)
+[ ${#sd[@]} -eq 3 ] || die "expected 3 scsi_debug paths, got: ${sd[*]}"
 udevadm settle
 
 # The WWID of a block device as udev sees it.
