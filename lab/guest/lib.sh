@@ -24,10 +24,10 @@ wait_until() {
 }
 
 # scsi_debug_paths [scsi_debug params...]: load scsi_debug (two hosts, one
-# 64 MiB LUN each unless told otherwise) and print the sd names of its
+# 64 MiB LUN each, one identity for all hosts: vpd_use_hostno=0) and print the sd names of its
 # disks, one a line. The hosts present the same LUN, so the disks share a WWID.
 scsi_debug_paths() {
-	local args=(add_host=2 num_tgts=1 max_luns=1 dev_size_mb=64 "$@")
+	local args=(add_host=2 num_tgts=1 max_luns=1 dev_size_mb=64 vpd_use_hostno=0 "$@")
 	modprobe scsi_debug "${args[@]}" || die "modprobe scsi_debug ${args[*]} failed"
 	udevadm settle --timeout=30
 	local d
