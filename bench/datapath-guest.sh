@@ -28,7 +28,7 @@ randread() {
 	iops=$(fio --name="$1" --filename="$2" --ioengine=libaio --direct=1 --rw=randread \
 		--bs=4k --iodepth=32 --numjobs="$NJOBS" --group_reporting --time_based \
 		--runtime="$RUNTIME" --ramp_time=1 --norandommap --randrepeat=0 \
-		--output-format=terse | cut -d';' -f8)
+		--output-format=terse | cut -s -d';' -f8)
 	echo "rand $1 $rep ${iops:-0}" | tee -a "$out"
 }
 
@@ -66,11 +66,15 @@ lm_remove_all
 modprobe -r null_blk
 
 # --- busy feedback: sequential 4k I/O under mq-deadline on shallow
-# scsi_debug queues (max_queue=4, 200 us per command): a target that
-# reports busy keeps requests in its scheduler, where they merge.
+# scsi_debug queues (device queue depth 4, 200 us per command): a target
+# that reports busy keeps requests in its scheduler, where they merge.
+# The depth is the sd device's queue_depth, which is what blk_lld_busy()
+# looks at; scsi_debug's own max_queue=4 made it abort commands
+# (DID_ABORT) and fail paths on 6.1.
 [ "$BUSY" = 1 ] || { lm_unload; exit 0; }
-LM_SIZE_MB=256 lm_scsi_debug 2 max_queue=4 ndelay=200000
+LM_SIZE_MB=256 lm_scsi_debug 2 ndelay=200000
 for p in "${LM_PATHS[@]}"; do
+	echo 4 >"/sys/block/$p/device/queue_depth" || die "cannot set queue_depth on $p"
 	echo mq-deadline >"/sys/block/$p/queue/scheduler"
 done
 bconfigs=(raw)
