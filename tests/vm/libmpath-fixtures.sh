@@ -101,6 +101,7 @@ for b in /sys/block/sd*; do
 	name=${b##*/}
 	readlink -f "$b/device" | grep -q virtio || continue
 	capture virtio_scsi "$name"
+	vscsi=$name
 	n=$((n + 1))
 done
 result virtio_scsi_paths "$n"
@@ -125,7 +126,8 @@ if command -v libmpath_tests >/dev/null; then
 		udevadm info --query=property --name="/dev/${b##*/}" > "$live/${b##*/}" 2>/dev/null ||
 			rm -f "$live/${b##*/}"
 	done
-	MPATH_LIVE_UDEV_DIR=$live MPATH_LIVE_SCSI_DEVICE=${sdebug[0]} MPATH_LIVE_NVME_DEVICE=nvme0n1 \
+	MPATH_LIVE_UDEV_DIR=$live MPATH_LIVE_SCSI_DEVICE=${sdebug[0]} MPATH_LIVE_READ_DEVICE=$vscsi \
+		MPATH_LIVE_NVME_DEVICE=nvme0n1 \
 		libmpath_tests --gtest_filter='LiveSystem.*' 2>&1 | tee "$RESULTS/live-tests.log"
 	rc=${PIPESTATUS[0]}
 	if ! grep -q 'RUN .*LiveSystem' "$RESULTS/live-tests.log"; then

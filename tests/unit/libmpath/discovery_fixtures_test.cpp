@@ -165,6 +165,27 @@ TEST(CapturedScsiDebug, PathsCarryInquiryDataAndTheirPortGroups) {
     }
 }
 
+TEST(CapturedScsiDebug, SysfsPrioritiesPutTheOptimizedPortFirst) {
+    auto paths = captured("scsi_debug");
+    if (paths.empty())
+        GTEST_SKIP() << "no scsi_debug fixture";
+    PrioritizerContext c;
+    c.sysfs = Sysfs(fixture("scsi_debug") + "/sys");
+    auto sysfs = Prioritizer::create("sysfs", "", c);
+    ASSERT_NE(sysfs, nullptr);
+    for (Path &p : paths) {
+        std::string device, state;
+        ASSERT_EQ(c.sysfs.resolve("block/" + p.kernelName + "/device", device), 0);
+        ASSERT_EQ(c.sysfs.readAttribute(device + "/access_state", state), 0);
+        p.priority = sysfs->priority(p);
+        EXPECT_EQ(p.priority, state == "active/optimized" ? 50 : 1) << p.kernelName << " " << state;
+    }
+    auto groups = Grouping::group(paths, GroupingPolicy::GroupByPrio);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[0].priority, 50);
+    EXPECT_EQ(groups[1].priority, 1);
+}
+
 TEST(CapturedVirtioScsi, BothDisksShareTheConfiguredWwn) {
     auto paths = captured("virtio_scsi");
     if (paths.empty())

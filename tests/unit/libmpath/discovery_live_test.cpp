@@ -2,7 +2,8 @@
 // sysfs and device I/O. They skip unless the VM lab's fixture scenario
 // (tests/vm/libmpath-fixtures.sh) names what to use through the
 // environment: MPATH_LIVE_UDEV_DIR (udev property files of every block
-// device), MPATH_LIVE_SCSI_DEVICE (a scsi_debug disk), MPATH_LIVE_NVME_DEVICE.
+// device), MPATH_LIVE_SCSI_DEVICE (a scsi_debug disk), MPATH_LIVE_READ_DEVICE
+// (a disk that serves reads), MPATH_LIVE_NVME_DEVICE.
 #include "mpath/discovery.h"
 #include "mpath/prioritizer.h"
 #include "mpath/sysfs_udev_properties.h"
@@ -86,9 +87,10 @@ TEST(LiveSystem, AluaPrioritizerTalksToTheDeviceWithinItsBound) {
 }
 
 TEST(LiveSystem, PathLatencyTimesRealReads) {
-    const char *dev = env("MPATH_LIVE_SCSI_DEVICE");
+    // Not the scsi_debug disk: one of its ports is ALUA standby and fails reads.
+    const char *dev = env("MPATH_LIVE_READ_DEVICE");
     if (!dev)
-        GTEST_SKIP() << "MPATH_LIVE_SCSI_DEVICE is not set (the VM lab sets it)";
+        GTEST_SKIP() << "MPATH_LIVE_READ_DEVICE is not set (the VM lab sets it)";
     PrioritizerContext c = PrioritizerContext::system();
     auto reads = std::make_shared<std::atomic<int>>(0);
     auto real = c.readLatency;
