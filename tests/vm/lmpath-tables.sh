@@ -95,6 +95,9 @@ msg() {
 	dmsetup message lmtab-lmpath 0 "$@" 2>/dev/null
 	rl=$?
 	[ "$rs" = "$rl" ] || lm_fail "message '$*': stock rc $rs, lmpath rc $rl"
+	# A path event makes udev probe the map; let that I/O finish so the
+	# in-flight counters in the status are the scenario's alone.
+	udevadm settle --timeout=30
 	lm_read lmtab-multipath
 	lm_read lmtab-lmpath
 	case $1 in
