@@ -80,6 +80,14 @@ dmsetup table mpt | grep -q " 1 queue_if_no_path " || die "queue_if_no_path not 
 # No queueing under fio: should a path misbehave, fio must fail, not hang.
 $dm message mpt 0 fail_if_no_path || die "fail_if_no_path failed"
 
+# Both paths active before the I/O; a path failing again on its own here
+# is a finding, not a flake: say which and what the map shows.
+$dm message mpt 0 reinstate_path "$a" 2>/dev/null
+$dm message mpt 0 reinstate_path "$b" 2>/dev/null
+sleep 1
+dmsetup status mpt | grep -q "$a A .*$b A" ||
+	die "a path failed again without a message: $(dmsetup status mpt); uevents: $(cat "$RESULTS/uevents.txt")"
+
 # Reload under I/O: noflush suspend/load/resume keeps fio going.
 fio_verify reload /dev/mapper/mpt 12 > "$RESULTS/fio.terse" 2> "$RESULTS/fio.err" &
 fio=$!
