@@ -7,7 +7,7 @@
 say() { printf '\n=== %s\n' "$*"; }
 
 say "Path devices: two scsi_debug hosts presenting the same LUN"
-mapfile -t paths < <(scsi_debug_paths)
+mapfile -t paths < <(scsi_debug_paths add_host=3 | active_paths)
 a=${paths[0]} b=${paths[1]}
 for p in "${paths[@]}"; do
 	printf '  /dev/%-5s %-6s host %-8s WWID %s\n' "$p" "$(devt "$p")" \

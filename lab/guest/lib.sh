@@ -24,8 +24,9 @@ wait_until() {
 }
 
 # scsi_debug_paths [scsi_debug params...]: load scsi_debug (two hosts, one
-# 64 MiB LUN each, one identity for all hosts: vpd_use_hostno=0) and print the sd names of its
-# disks, one a line. The hosts present the same LUN, so the disks share a WWID.
+# 64 MiB LUN each, one identity for all hosts: vpd_use_hostno=0) and print
+# the sd names of its disks, one a line. The hosts present the same LUN, so
+# the disks share a WWID. See active_paths for their ALUA states.
 scsi_debug_paths() {
 	local args=(add_host=2 num_tgts=1 max_luns=1 dev_size_mb=64 vpd_use_hostno=0 "$@")
 	modprobe scsi_debug "${args[@]}" || die "modprobe scsi_debug ${args[*]} failed"
@@ -34,6 +35,18 @@ scsi_debug_paths() {
 	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
 		[ -e "$d" ] && basename "$d"
 	done | sort
+}
+
+# active_paths: of the sd names on stdin, print those that serve I/O. With
+# vpd_use_hostno=0, scsi_debug claims ALUA and puts host N's port in state
+# N % 3 (0 active/optimized, 1 active/non-optimized, 2 standby), and
+# scsi_dh_alua fails I/O sent to a standby port.
+active_paths() {
+	local p st
+	while read -r p; do
+		st=$(cat "/sys/block/$p/device/access_state" 2>/dev/null || echo active)
+		case "$st" in active*) echo "$p" ;; esac
+	done
 }
 
 # devt NAME: "major:minor" of a block device.

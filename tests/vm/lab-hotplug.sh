@@ -13,7 +13,7 @@ sleep 1
 seen() { grep -Eq "UDEV +\[[0-9.]+\] +$1 +.*/block/$2 \(block\)" "$RESULTS/uevents.log"; }
 
 # 1. SCSI delete inside the guest, then a rescan of its host.
-mapfile -t paths < <(scsi_debug_paths)
+mapfile -t paths < <(scsi_debug_paths add_host=3 | active_paths)
 sd=${paths[1]:?no second scsi_debug path}
 hctl=$(basename "$(readlink -f "/sys/block/$sd/device")")
 host=${hctl%%:*}

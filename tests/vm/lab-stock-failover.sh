@@ -5,7 +5,7 @@
 # lab-timeout: 240
 . /lab/lib.sh
 
-mapfile -t paths < <(scsi_debug_paths)
+mapfile -t paths < <(scsi_debug_paths add_host=3 | active_paths)
 [ ${#paths[@]} -eq 2 ] || die "expected 2 scsi_debug paths, got: ${paths[*]}"
 a=${paths[0]} b=${paths[1]}
 wa=$(/lib/udev/scsi_id -g -u -d "/dev/$a")
@@ -34,10 +34,10 @@ dmsetup message lab-mp 0 reinstate_path "$(devt "$a")" || die "reinstate_path $a
 wait_until 10 sh -c "dmsetup status lab-mp | grep -q '$(devt "$a") A'" ||
 	die "path $a not active after reinstate: $(dmsetup status lab-mp)"
 wait "$fio" || die "fio failed while a path was offline: $(cat "$RESULTS/fio.err")"
-# terse v3: field 6 is read errors' total... use the error field (5th).
+# fio's terse v3 line: field 5 is the job's error, 47 KiB written, 49 write IOPS.
 errs=$(cut -d';' -f5 "$RESULTS/fio.terse" | head -n 1)
 result fio_errors "$errs"
-[ "$errs" = 0 ] || die "fio reported $errs errors"
-writes=$(cut -d';' -f49 "$RESULTS/fio.terse" | head -n 1)
-result fio_write_kib "$writes"
+[ "$errs" = 0 ] || die "fio reported error $errs"
+result fio_write_kib "$(cut -d';' -f47 "$RESULTS/fio.terse" | head -n 1)"
+result fio_write_iops "$(cut -d';' -f49 "$RESULTS/fio.terse" | head -n 1)"
 dmsetup remove lab-mp || die "cannot remove lab-mp"
