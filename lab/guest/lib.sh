@@ -40,10 +40,20 @@ scsi_debug_paths() {
 # active_paths: of the sd names on stdin, print those that serve I/O. With
 # vpd_use_hostno=0, scsi_debug claims ALUA and puts host N's port in state
 # N % 3 (0 active/optimized, 1 active/non-optimized, 2 standby), and
-# scsi_dh_alua fails I/O sent to a standby port.
+# scsi_dh_alua fails I/O sent to a standby port. access_state cannot be
+# trusted right after the disk appears (scsi_dh_alua's first RTPG runs
+# asynchronously), so scsi_debug ports are judged by that rule.
 active_paths() {
-	local p st
+	local p dev host st
 	while read -r p; do
+		dev=$(readlink -f "/sys/block/$p/device")
+		host=$(basename "$dev")
+		host=${host%%:*}
+		if [[ $dev == */pseudo_0/* ]] && [ -r /sys/module/scsi_debug/parameters/vpd_use_hostno ] &&
+			[ "$(cat /sys/module/scsi_debug/parameters/vpd_use_hostno)" = 0 ]; then
+			[ $((host % 3)) -eq 2 ] || echo "$p"
+			continue
+		fi
 		st=$(cat "/sys/block/$p/device/access_state" 2>/dev/null || echo active)
 		case "$st" in active*) echo "$p" ;; esac
 	done

@@ -21,18 +21,10 @@ trap cleanup EXIT
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
 # scsi_debug hosts share one LUN identity only with vpd_use_hostno=0; that
-# also makes them claim ALUA with port state host_no % 3 (2: standby), and
-# scsi_dh_alua fails I/O on standby ports. Keep the ports that take I/O.
-usable_paths() {
-	local n st
-	for n in "$@"; do
-		st=$(cat "/sys/block/$n/device/access_state" 2>/dev/null)
-		case $st in standby | unavailable | offline) ;; *) echo "$n" ;; esac
-	done
-}
+# also makes one port of three ALUA standby (see active_paths in lib.sh).
 mapfile -t all < <(scsi_debug_paths add_host=3 vpd_use_hostno=0)
 udevadm settle
-mapfile -t sd < <(usable_paths "${all[@]}")
+mapfile -t sd < <(printf '%s\n' "${all[@]}" | active_paths)
 [ ${#sd[@]} -ge 2 ] || die "expected 2 scsi_debug paths that take I/O, got: ${sd[*]} of ${all[*]}"
 a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
 wwid=$(/lib/udev/scsi_id -g -u -d "/dev/${sd[0]}")
