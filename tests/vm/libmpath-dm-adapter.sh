@@ -20,12 +20,11 @@ cleanup() {
 trap cleanup EXIT
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
-# scsi_debug hosts share one LUN identity only with vpd_use_hostno=0; that
-# also makes one port of three ALUA standby (see active_paths in lib.sh).
-mapfile -t all < <(scsi_debug_paths add_host=3 vpd_use_hostno=0)
+# Two scsi_debug hosts without ALUA (vpd_use_hostno=1): the adapter is
+# under test here, not scsi_dh_alua's handling of scsi_debug's port states.
+mapfile -t sd < <(scsi_debug_paths add_host=2 vpd_use_hostno=1)
 udevadm settle
-mapfile -t sd < <(printf '%s\n' "${all[@]}" | active_paths)
-[ ${#sd[@]} -ge 2 ] || die "expected 2 scsi_debug paths that take I/O, got: ${sd[*]} of ${all[*]}"
+[ ${#sd[@]} -ge 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
 a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
 wwid=$(/lib/udev/scsi_id -g -u -d "/dev/${sd[0]}")
 [ -n "$wwid" ] || die "no WWID for ${sd[0]}"

@@ -106,7 +106,9 @@ for t in "${tables[@]}"; do
 			die "fio failed on $name ($line): $(tail -5 "$RESULTS/$name.fio")"
 		errs=$(cut -d';' -f5 "$RESULTS/$name.fio" | head -n 1)
 		[ "$errs" = 0 ] || die "fio reported $errs errors on $name"
-		dmsetup remove "$name" || die "cannot remove $name"
+		# udev's blkid probe of the new map may still hold it open
+		udevadm settle
+		dmsetup remove --retry "$name" || die "cannot remove $name"
 		result "fio_ok_$name" yes
 	done
 	i=$((i + 1))

@@ -32,14 +32,7 @@ two_groups() {
 
 # refresh_paths: LM_PATHS/LM_DEVS after a delete and rescan.
 refresh_paths() {
-	local d
-	LM_PATHS=()
-	LM_DEVS=()
-	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
-		[ -e "$d" ] || continue
-		LM_PATHS+=("${d##*/}")
-		LM_DEVS+=("$(cat "$d/dev")")
-	done
+	lm_active_paths
 }
 
 map=lmflt

@@ -66,10 +66,13 @@ lm_has_selectors() {
 # lm_scsi_debug NHOSTS [scsi_debug params]: one LUN seen through NHOSTS
 # hosts, all with the same WWID and one shared backing store.  Sets
 # LM_PATHS (sdX names) and LM_DEVS (major:minor), in host order.
+# scsi_debug puts host N's port in ALUA state N % 3 and scsi_dh_alua fails
+# I/O to the standby one (N % 3 == 2), so half again as many hosts are
+# loaded and the standby ports left out.
 lm_scsi_debug() {
 	local n=$1 i d
 	shift
-	modprobe scsi_debug add_host="$n" num_tgts=1 max_luns=1 \
+	modprobe scsi_debug add_host="$((n + (n + 1) / 2))" num_tgts=1 max_luns=1 \
 		dev_size_mb="${LM_SIZE_MB:-64}" vpd_use_hostno=0 "$@" ||
 		die "cannot load scsi_debug"
 	for i in $(seq 1 100); do
@@ -78,16 +81,27 @@ lm_scsi_debug() {
 		sleep 0.2
 	done
 	udevadm settle --timeout=30
+	lm_active_paths
+	[ "${#LM_PATHS[@]}" -ge "$n" ] || die "scsi_debug gave ${#LM_PATHS[@]} of $n active paths"
+	LM_SECTORS=$(blockdev --getsz "/dev/${LM_PATHS[0]}")
+	echo "paths: ${LM_PATHS[*]} (${LM_DEVS[*]}), $LM_SECTORS sectors"
+}
+
+# lm_active_paths: LM_PATHS/LM_DEVS = scsi_debug's disks on ports that
+# serve I/O, in host order.
+lm_active_paths() {
+	local d h
 	LM_PATHS=()
 	LM_DEVS=()
 	# glob order is adapter order, which is host order
 	for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+		[ -e "$d" ] || continue
+		h=${d#*/adapter*/host}
+		h=${h%%/*}
+		[ $((h % 3)) -eq 2 ] && continue
 		LM_PATHS+=("${d##*/}")
 		LM_DEVS+=("$(cat "$d/dev")")
 	done
-	[ "${#LM_PATHS[@]}" -ge "$n" ] || die "scsi_debug gave ${#LM_PATHS[@]} of $n paths"
-	LM_SECTORS=$(blockdev --getsz "/dev/${LM_PATHS[0]}")
-	echo "paths: ${LM_PATHS[*]} (${LM_DEVS[*]}), $LM_SECTORS sectors"
 }
 
 # lm_subst ARGS: LM_S = ARGS with $P1..$P4 replaced by the path devices
