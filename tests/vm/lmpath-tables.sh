@@ -7,7 +7,9 @@
 # tests/vm/data/good-tables.txt, which proves the expectations.
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
 
-lm_scsi_debug 4
+# Without ALUA (vpd_use_hostno=1), so scsi_dh_alua never attaches and the
+# recorded stock tables (no hardware handler) hold whatever its timing.
+lm_scsi_debug 4 vpd_use_hostno=1
 lm_target_load multipath
 lm_target_load lmpath
 
