@@ -10,7 +10,7 @@
 # own parameters.
 cleanup() {
 	local m
-	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^mpt'); do
+	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^mp[tl]'); do
 		dmsetup remove --force "$m" 2>/dev/null
 	done
 	udevadm settle
@@ -20,14 +20,20 @@ cleanup() {
 trap cleanup EXIT
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
-# Two scsi_debug hosts without ALUA (vpd_use_hostno=1): the adapter is
-# under test here, not scsi_dh_alua's handling of scsi_debug's port states.
-mapfile -t sd < <(scsi_debug_paths add_host=2 vpd_use_hostno=1)
+# Three scsi_debug hosts that show one LUN (vpd_use_hostno=0); the standby
+# ALUA port is left out (active_paths).
+mapfile -t sd < <(scsi_debug_paths add_host=3 vpd_use_hostno=0 | active_paths)
 udevadm settle
-[ ${#sd[@]} -ge 2 ] || die "expected 2 scsi_debug paths, got: ${sd[*]}"
+[ ${#sd[@]} -ge 2 ] || die "expected 2 active scsi_debug paths, got: ${sd[*]}"
 a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
-wwid=$(/lib/udev/scsi_id -g -u -d "/dev/${sd[0]}")
-[ -n "$wwid" ] || die "no WWID for ${sd[0]}"
+# The WWID is udev's ID_SERIAL, as libmpath and multipath-tools take it.
+# It must be: the guest has multipath-tools' 56-dm-mpath.rules, whose
+# `multipath -U` fails every path of an mpath-<wwid> map whose own WWID
+# differs from the one in the uuid.
+wwid=$(udevadm info --query=property --name="/dev/${sd[0]}" | sed -n 's/^ID_SERIAL=//p')
+[ -n "$wwid" ] || die "no ID_SERIAL for ${sd[0]}"
+[ "$(udevadm info --query=property --name="/dev/${sd[1]}" | sed -n 's/^ID_SERIAL=//p')" = "$wwid" ] ||
+	die "${sd[0]} and ${sd[1]} have different WWIDs"
 modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-queue-length ||
 	die "cannot load dm-multipath"
 size=$(blockdev --getsz "/dev/${sd[0]}")
@@ -115,3 +121,22 @@ $dm create mpt3 "mpath-y$wwid" "0 $size multipath 0 0 1 1 round-robin 0 1 1 $a 1
 	die "a duplicate name was accepted"
 $dm remove mpt3 || die "remove failed"
 [ ! -e /dev/mapper/mpt3 ] || die "node left behind after remove"
+
+# The same adapter drives the project's target: list reports it, a reload
+# swaps the selector under I/O, remove leaves nothing behind.
+load_lmpath
+$dm create mpl "mpath-$wwid" "0 $size lmpath 0 0 1 1 round-robin 0 2 1 $a 1 $b 1" ||
+	die "create over lmpath failed"
+$dm list | grep -q "^mpl mpath-$wwid [0-9]*:[0-9]* lmpath$" || die "list does not show mpl as lmpath: $($dm list)"
+fio_verify lmreload /dev/mapper/mpl 8 > "$RESULTS/fio-lmpath.terse" 2> "$RESULTS/fio-lmpath.err" &
+fio=$!
+sleep 2
+$dm reload mpl "0 $size lmpath 0 0 1 1 queue-length 0 2 1 $a 1 $b 1" || die "reload of mpl failed"
+[ "$($dm table mpl)" = "$(dmsetup table mpl)" ] || die "mpl table differs from dmsetup's"
+dmsetup table mpl | grep -q "queue-length" || die "reload did not change mpl's selector"
+wait "$fio" || die "fio failed across the lmpath reload: $(cat "$RESULTS/fio-lmpath.err")"
+errs=$(cut -d';' -f5 "$RESULTS/fio-lmpath.terse" | head -n 1)
+[ "$errs" = 0 ] || die "fio reported $errs errors across the lmpath reload"
+$dm remove mpl || die "remove of mpl failed"
+[ ! -e /dev/mapper/mpl ] || die "mpl node left behind after remove"
+result lmpath_reload_under_io ok
