@@ -4,52 +4,94 @@ namespace mpath {
 
 namespace {
 
-// A pattern with multipath-tools' leading '!' meaning "does not match".
-bool patternMatches(const ConfigRegex &regex, std::string_view text) {
-    const std::string &p = regex.pattern();
-    if (!p.empty() && p.front() == '!') {
-        ConfigRegex rest = ConfigRegex::compile(std::string_view(p).substr(1));
-        return rest.valid() && !rest.matches(text);
+// A configured pattern as it is matched: multipath-tools' leading '!'
+// ("does not match") is taken off and the rest compiled once, when the
+// filter is built, rather than on every check.
+class Matcher {
+public:
+    explicit Matcher(const ConfigRegex &configured) {
+        const std::string &p = configured.pattern();
+        if (!p.empty() && p.front() == '!') {
+            inverted_ = true;
+            regex_ = ConfigRegex::compile(std::string_view(p).substr(1));
+        } else {
+            regex_ = configured;
+        }
     }
-    return regex.valid() && regex.matches(text);
-}
 
-const BlacklistPattern *firstMatch(const std::vector<BlacklistPattern> &list,
-                                   std::string_view text) {
-    for (const BlacklistPattern &e : list)
-        if (patternMatches(e.regex, text))
-            return &e;
+    // A pattern that does not compile matches nothing, inverted or not.
+    bool matches(std::string_view text) const {
+        return regex_.valid() && regex_.matches(text) != inverted_;
+    }
+
+private:
+    ConfigRegex regex_;
+    bool inverted_{false};
+};
+
+// A devnode, wwid, property or protocol entry and its matcher.
+struct PatternRule {
+    BlacklistPattern entry;
+    Matcher matcher;
+
+    explicit PatternRule(const BlacklistPattern &e) : entry(e), matcher(e.regex) {}
+    bool matches(std::string_view text) const { return matcher.matches(text); }
+};
+
+// A device entry and its matchers; an empty vendor or product matches any.
+struct DeviceRule {
+    BlacklistDevice entry;
+    Matcher vendor;
+    Matcher product;
+
+    explicit DeviceRule(const BlacklistDevice &d)
+        : entry(d), vendor(d.vendor), product(d.product) {}
+    bool matches(const Path &p) const {
+        return vendor.matches(p.vendor) && product.matches(p.product);
+    }
+};
+
+// One section's entries, in the section's order.
+struct Rules {
+    std::vector<PatternRule> devnodes;
+    std::vector<PatternRule> wwids;
+    std::vector<PatternRule> properties;
+    std::vector<PatternRule> protocols;
+    std::vector<DeviceRule> devices;
+
+    explicit Rules(const Blacklist &b)
+        : devnodes(b.devnodes.begin(), b.devnodes.end()), wwids(b.wwids.begin(), b.wwids.end()),
+          properties(b.properties.begin(), b.properties.end()),
+          protocols(b.protocols.begin(), b.protocols.end()),
+          devices(b.devices.begin(), b.devices.end()) {}
+};
+
+template <typename R, typename Subject>
+const R *firstMatch(const std::vector<R> &rules, const Subject &subject) {
+    for (const R &r : rules)
+        if (r.matches(subject))
+            return &r;
     return nullptr;
 }
 
 using Rule = BlacklistVerdict::Rule;
 
 // Exceptions first, then the blacklist, for one rule.
-BlacklistVerdict checkList(Rule rule, const std::vector<BlacklistPattern> &blacklist,
-                           const std::vector<BlacklistPattern> &exceptions, std::string_view text) {
+BlacklistVerdict checkList(Rule rule, const std::vector<PatternRule> &blacklist,
+                           const std::vector<PatternRule> &exceptions, std::string_view text) {
     BlacklistVerdict v;
-    if (const BlacklistPattern *e = firstMatch(exceptions, text)) {
+    if (const PatternRule *e = firstMatch(exceptions, text)) {
         v.rule = rule;
         v.excepted = true;
-        v.pattern = e->regex.pattern();
-        v.where = e->where;
-    } else if (const BlacklistPattern *b = firstMatch(blacklist, text)) {
+        v.pattern = e->entry.regex.pattern();
+        v.where = e->entry.where;
+    } else if (const PatternRule *b = firstMatch(blacklist, text)) {
         v.rule = rule;
         v.blacklisted = true;
-        v.pattern = b->regex.pattern();
-        v.where = b->where;
+        v.pattern = b->entry.regex.pattern();
+        v.where = b->entry.where;
     }
     return v;
-}
-
-const BlacklistDevice *firstDevice(const std::vector<BlacklistDevice> &list, const Path &p) {
-    for (const BlacklistDevice &d : list) {
-        bool vendor = d.vendor.empty() || patternMatches(d.vendor, p.vendor);
-        bool product = d.product.empty() || patternMatches(d.product, p.product);
-        if (vendor && product)
-            return &d;
-    }
-    return nullptr;
 }
 
 BlacklistPattern builtin(std::string_view pattern) {
@@ -60,8 +102,17 @@ BlacklistPattern builtin(std::string_view pattern) {
 
 } // namespace
 
+struct BlacklistFilter::Compiled {
+    Rules blacklist;
+    Rules exceptions;
+};
+
+BlacklistFilter::BlacklistFilter() : BlacklistFilter(Blacklist{}, Blacklist{}) {}
+
 BlacklistFilter::BlacklistFilter(Blacklist blacklist, Blacklist exceptions)
-    : blacklist_(std::move(blacklist)), exceptions_(std::move(exceptions)) {}
+    : blacklist_(std::move(blacklist)), exceptions_(std::move(exceptions)),
+      compiled_(std::make_shared<const Compiled>(Compiled{Rules(blacklist_), Rules(exceptions_)})) {
+}
 
 Blacklist BlacklistFilter::builtinDevnodeRules() {
     Blacklist b;
@@ -82,7 +133,8 @@ BlacklistFilter BlacklistFilter::fromConfig(const Config &config) {
 }
 
 BlacklistVerdict BlacklistFilter::checkDevnode(std::string_view kernelName) const {
-    return checkList(Rule::Devnode, blacklist_.devnodes, exceptions_.devnodes, kernelName);
+    return checkList(Rule::Devnode, compiled_->blacklist.devnodes, compiled_->exceptions.devnodes,
+                     kernelName);
 }
 
 BlacklistVerdict BlacklistFilter::checkProperty(const UdevPropertyMap &properties,
@@ -92,8 +144,8 @@ BlacklistVerdict BlacklistFilter::checkProperty(const UdevPropertyMap &propertie
     for (const auto &[name, value] : properties) {
         (void)value;
         uidSeen = uidSeen || (!uidAttribute.empty() && name == uidAttribute);
-        BlacklistVerdict one =
-            checkList(Rule::Property, blacklist_.properties, exceptions_.properties, name);
+        BlacklistVerdict one = checkList(Rule::Property, compiled_->blacklist.properties,
+                                         compiled_->exceptions.properties, name);
         if (one.rule != Rule::None)
             return one;
     }
@@ -115,11 +167,11 @@ BlacklistVerdict BlacklistFilter::checkDevice(const Path &path) const {
         v.pattern = d.vendor.pattern() + ":" + d.product.pattern();
         v.where = d.where;
     };
-    if (const BlacklistDevice *e = firstDevice(exceptions_.devices, path)) {
-        fill(*e);
+    if (const DeviceRule *e = firstMatch(compiled_->exceptions.devices, path)) {
+        fill(e->entry);
         v.excepted = true;
-    } else if (const BlacklistDevice *b = firstDevice(blacklist_.devices, path)) {
-        fill(*b);
+    } else if (const DeviceRule *b = firstMatch(compiled_->blacklist.devices, path)) {
+        fill(b->entry);
         v.blacklisted = true;
     }
     return v;
@@ -143,11 +195,12 @@ BlacklistVerdict BlacklistFilter::check(const Path &path, const UdevPropertyMap 
         return decided;
     if (consider(checkDevice(path)))
         return decided;
-    if (consider(
-            checkList(Rule::Protocol, blacklist_.protocols, exceptions_.protocols, path.protocol)))
+    const Compiled &c = *compiled_;
+    if (consider(checkList(Rule::Protocol, c.blacklist.protocols, c.exceptions.protocols,
+                           path.protocol)))
         return decided;
     if (!path.wwid.empty() &&
-        consider(checkList(Rule::Wwid, blacklist_.wwids, exceptions_.wwids, path.wwid)))
+        consider(checkList(Rule::Wwid, c.blacklist.wwids, c.exceptions.wwids, path.wwid)))
         return decided;
     return decided;
 }

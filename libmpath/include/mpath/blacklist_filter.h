@@ -4,6 +4,7 @@
 #include "mpath/path.h"
 #include "mpath/udev_properties.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,13 +39,14 @@ struct BlacklistVerdict {
 /// does: the rules are checked in the order property, devnode, device,
 /// protocol, wwid; in each, an exception match keeps the path for that
 /// rule only, a blacklist match drops it. Patterns starting with '!'
-/// match what the rest does not match. The property rule is inverted:
+/// match what the rest does not match; every pattern is compiled once,
+/// when the filter is built. The property rule is inverted:
 /// when blacklist_exceptions has property entries, a path whose uid
 /// attribute is present but which has no property matching them is
 /// blacklisted (PropertyMissing).
 class BlacklistFilter {
 public:
-    BlacklistFilter() = default;
+    BlacklistFilter();
     BlacklistFilter(Blacklist blacklist, Blacklist exceptions);
     /// The configuration's sections on top of the built-in devnode rules
     /// (builtinDevnodeRules()).
@@ -72,8 +74,12 @@ private:
                                    std::string_view uidAttribute) const;
     BlacklistVerdict checkDevice(const Path &path) const;
 
+    struct Compiled;
+
     Blacklist blacklist_;
     Blacklist exceptions_;
+    /// Both sections as they are matched; copies share it.
+    std::shared_ptr<const Compiled> compiled_;
 };
 
 const char *toString(BlacklistVerdict::Rule r);

@@ -147,3 +147,24 @@ TEST(BlacklistFilter, FromConfigAddsBuiltinDevnodeRules) {
     c.blacklistExceptions.devnodes.push_back(pat("^vd"));
     EXPECT_FALSE(BlacklistFilter::fromConfig(c).checkDevnode("vda").blacklisted);
 }
+
+TEST(BlacklistFilter, InvertedDevicePatternsKeepTheirMeaningInCopiesOfTheFilter) {
+    Blacklist b;
+    b.devices.push_back(dev("!^LIO-ORG$", ""));
+    const BlacklistFilter original(b, {});
+    const BlacklistFilter copy = original;
+    Path other = scsiPath();
+    other.vendor = "ACME";
+    for (const BlacklistFilter *f : {&original, &copy}) {
+        EXPECT_FALSE(f->check(scsiPath(), nullptr, "").blacklisted);
+        auto v = f->check(other, nullptr, "");
+        EXPECT_TRUE(v.blacklisted);
+        EXPECT_EQ(v.pattern, "!^LIO-ORG$:") << "the verdict names the pattern as configured";
+    }
+}
+
+TEST(BlacklistFilter, InvertedPatternWhoseRestDoesNotCompileMatchesNothing) {
+    Blacklist b;
+    b.wwids.push_back(pat("!(unclosed"));
+    EXPECT_FALSE(BlacklistFilter(b, {}).check(scsiPath(), nullptr, "").blacklisted);
+}
