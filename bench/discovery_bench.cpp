@@ -1,9 +1,12 @@
-// Discovery and grouping for 4096 paths / 1024 maps (four paths per LUN,
-// one per SCSI host, ALUA groups alternating) from a generated sysfs tree.
+// Discovery, grouping and table building for 4096 paths / 1024 maps (four
+// paths per LUN, one per SCSI host, ALUA groups alternating) from a
+// generated sysfs tree.
+#include "mpath/config_parser.h"
 #include "mpath/discovery.h"
 #include "mpath/grouping.h"
 #include "mpath/sysfs_tree_builder.h"
 #include "mpath/sysfs_udev_properties.h"
+#include "mpath/table_planner.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdio>
@@ -147,11 +150,48 @@ void BM_DiscoverAndGroup(benchmark::State &state) {
     state.counters["maps"] = kMaps;
 }
 
+// The whole plan, as mpathd and `mpathctl plan` make it: discovery,
+// blacklist, priorities (the LIO-ORG built-in entry asks for alua; with no
+// SCSI access here it falls back to sysfs access_state, as on a host whose
+// RTPG fails), find_multipaths, grouping, naming and the table text.
+void BM_PlanTables(benchmark::State &state) {
+    std::string root = tree().root(true);
+    ConfigResult cfg = ConfigParser::parseString(
+        "defaults {\n find_multipaths off\n user_friendly_names no\n}\n", "bench.conf", true);
+    if (cfg.hasErrors()) {
+        state.SkipWithError("configuration rejected");
+        return;
+    }
+    Sysfs sysfs(root + "/sys");
+    SysfsUdevProperties props(root + "/udev");
+    PlanOptions opts{{}, {}, PrioritizerContext{sysfs, "/dev", {}, {}, {}, {}}};
+    opts.prioritizers.scsiCommand = [](const std::string &, std::span<const uint8_t>,
+                                       std::vector<uint8_t> &,
+                                       std::chrono::milliseconds) { return -ENODEV; };
+    size_t tableBytes = 0;
+    for (auto _ : state) {
+        Plan plan = TablePlanner::plan(cfg.config, sysfs, props, opts);
+        if (plan.maps.size() != kMaps || plan.maps[0].map.groups.size() != 2 ||
+            plan.maps[0].table.empty()) {
+            state.SkipWithError("wrong plan");
+            break;
+        }
+        tableBytes = 0;
+        for (const PlannedMap &m : plan.maps)
+            tableBytes += m.table.size();
+        benchmark::DoNotOptimize(plan.maps.data());
+    }
+    state.counters["paths"] = kMaps * kPathsPerMap;
+    state.counters["maps"] = kMaps;
+    state.counters["table_bytes"] = double(tableBytes);
+}
+
 } // namespace
 
 BENCHMARK(BM_DiscoverAllWithUdevProperties)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DiscoverAllFromVpdPage83)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GroupIntoMaps)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DiscoverAndGroup)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanTables)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
