@@ -1,5 +1,9 @@
 #include "mpath/blacklist_filter.h"
 
+#include "mpath/hwtable.h"
+
+#include <algorithm>
+
 namespace mpath {
 
 namespace {
@@ -105,14 +109,18 @@ BlacklistPattern builtin(std::string_view pattern) {
 struct BlacklistFilter::Compiled {
     Rules blacklist;
     Rules exceptions;
+    std::vector<DeviceRule> productBlacklists;
 };
 
 BlacklistFilter::BlacklistFilter() : BlacklistFilter(Blacklist{}, Blacklist{}) {}
 
-BlacklistFilter::BlacklistFilter(Blacklist blacklist, Blacklist exceptions)
+BlacklistFilter::BlacklistFilter(Blacklist blacklist, Blacklist exceptions,
+                                 std::vector<BlacklistDevice> productBlacklists)
     : blacklist_(std::move(blacklist)), exceptions_(std::move(exceptions)),
-      compiled_(std::make_shared<const Compiled>(Compiled{Rules(blacklist_), Rules(exceptions_)})) {
-}
+      productBlacklists_(std::move(productBlacklists)),
+      compiled_(std::make_shared<const Compiled>(Compiled{
+          Rules(blacklist_), Rules(exceptions_),
+          std::vector<DeviceRule>(productBlacklists_.begin(), productBlacklists_.end())})) {}
 
 Blacklist BlacklistFilter::builtinDevnodeRules() {
     Blacklist b;
@@ -129,7 +137,25 @@ BlacklistFilter BlacklistFilter::fromConfig(const Config &config) {
     b.properties = c.properties;
     b.protocols = c.protocols;
     b.devices = c.devices;
-    return BlacklistFilter(std::move(b), config.blacklistExceptions);
+    return BlacklistFilter(std::move(b), config.blacklistExceptions, productBlacklistRules(config));
+}
+
+std::vector<BlacklistDevice> BlacklistFilter::productBlacklistRules(const Config &config) {
+    std::vector<BlacklistDevice> out;
+    auto add = [&out](const DeviceEntry &e) {
+        if (e.productBlacklist.empty())
+            return;
+        const bool listed = std::any_of(out.begin(), out.end(), [&e](const BlacklistDevice &d) {
+            return d.vendor == e.vendor && d.product == e.productBlacklist;
+        });
+        if (!listed)
+            out.push_back({e.vendor, e.productBlacklist, e.where});
+    };
+    for (const DeviceEntry &e : Hwtable::builtin().entries())
+        add(e);
+    for (const DeviceEntry &e : config.devices)
+        add(e);
+    return out;
 }
 
 BlacklistVerdict BlacklistFilter::checkDevnode(std::string_view kernelName) const {
@@ -173,6 +199,10 @@ BlacklistVerdict BlacklistFilter::checkDevice(const Path &path) const {
     } else if (const DeviceRule *b = firstMatch(compiled_->blacklist.devices, path)) {
         fill(b->entry);
         v.blacklisted = true;
+    } else if (const DeviceRule *implied = firstMatch(compiled_->productBlacklists, path)) {
+        fill(implied->entry);
+        v.blacklisted = true;
+        v.productBlacklist = true;
     }
     return v;
 }
@@ -231,8 +261,13 @@ std::string BlacklistVerdict::toString() const {
     std::string out = blacklisted ? "blacklisted by " : "excepted by ";
     out += mpath::toString(rule);
     out += " \"" + pattern + "\"";
-    if (!where.file.empty())
-        out += " (" + where.file + ":" + std::to_string(where.line) + ")";
+    const std::string location =
+        where.file.empty() ? "" : where.file + ":" + std::to_string(where.line);
+    if (productBlacklist)
+        out += location.empty() ? " (product_blacklist of the built-in device table)"
+                                : " (product_blacklist of the device entry at " + location + ")";
+    else if (!location.empty())
+        out += " (" + location + ")";
     return out;
 }
 

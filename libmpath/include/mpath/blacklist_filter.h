@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mpath {
 
@@ -28,8 +29,13 @@ struct BlacklistVerdict {
     bool excepted{false};  ///< an exception of that rule kept the path
     std::string pattern;   ///< the regular expression (or vendor:product) that decided
     SourceLocation where;  ///< where that entry was written
+    /// The device rule that decided is a device entry's product_blacklist;
+    /// where is that device entry's location, empty for the built-in table.
+    bool productBlacklist{false};
 
-    /// "blacklisted by devnode \"^sda$\"", "excepted by wwid \"...\"", "not blacklisted".
+    /// "blacklisted by devnode \"^sda$\"", "excepted by wwid \"...\"",
+    /// "blacklisted by device \"^DGC:LUNZ\" (product_blacklist of the built-in
+    /// device table)", "not blacklisted".
     std::string toString() const;
 
     bool operator==(const BlacklistVerdict &) const = default;
@@ -43,19 +49,35 @@ struct BlacklistVerdict {
 /// when the filter is built. The property rule is inverted:
 /// when blacklist_exceptions has property entries, a path whose uid
 /// attribute is present but which has no property matching them is
-/// blacklisted (PropertyMissing).
+/// blacklisted (PropertyMissing). Device entries with a product_blacklist
+/// add device rules to the blacklist, checked after its own device
+/// entries; blacklist_exceptions can take their devices back.
 class BlacklistFilter {
 public:
     BlacklistFilter();
-    BlacklistFilter(Blacklist blacklist, Blacklist exceptions);
+    /// \param productBlacklists device rules implied by product_blacklist
+    ///        (see productBlacklistRules())
+    BlacklistFilter(Blacklist blacklist, Blacklist exceptions,
+                    std::vector<BlacklistDevice> productBlacklists = {});
     /// The configuration's sections on top of the built-in devnode rules
-    /// (builtinDevnodeRules()).
+    /// (builtinDevnodeRules()), with the product_blacklist rules of the
+    /// built-in device table and of its devices {} entries
+    /// (productBlacklistRules()).
     static BlacklistFilter fromConfig(const Config &config);
 
     /// multipath-tools' built-in blacklist: devnode
     /// "!^(sd[a-z]|dasd[a-z]|nvme[0-9])" and
     /// "^(ram|zram|raw|loop|fd|md|dm-|sr|scd|st|dcssblk)[0-9]".
     static Blacklist builtinDevnodeRules();
+
+    /// multipath-tools' reading of product_blacklist: every entry of the
+    /// built-in device table, then of \a config's devices {}, that has one
+    /// blacklists device { vendor <the entry's vendor> product <its
+    /// product_blacklist> }, whatever the entry's own product. Each rule's
+    /// where is the device entry's location (empty for the built-in
+    /// table); a vendor and product_blacklist pair already listed is not
+    /// repeated.
+    static std::vector<BlacklistDevice> productBlacklistRules(const Config &config);
 
     /// Only the devnode rule: usable before anything else is known.
     BlacklistVerdict checkDevnode(std::string_view kernelName) const;
@@ -68,6 +90,7 @@ public:
 
     const Blacklist &blacklist() const { return blacklist_; }
     const Blacklist &exceptions() const { return exceptions_; }
+    const std::vector<BlacklistDevice> &productBlacklists() const { return productBlacklists_; }
 
 private:
     BlacklistVerdict checkProperty(const UdevPropertyMap &properties,
@@ -78,7 +101,8 @@ private:
 
     Blacklist blacklist_;
     Blacklist exceptions_;
-    /// Both sections as they are matched; copies share it.
+    std::vector<BlacklistDevice> productBlacklists_;
+    /// All three as they are matched; copies share it.
     std::shared_ptr<const Compiled> compiled_;
 };
 

@@ -168,3 +168,61 @@ TEST(BlacklistFilter, InvertedPatternWhoseRestDoesNotCompileMatchesNothing) {
     b.wwids.push_back(pat("!(unclosed"));
     EXPECT_FALSE(BlacklistFilter(b, {}).check(scsiPath(), nullptr, "").blacklisted);
 }
+
+TEST(BlacklistFilter, BuiltinProductBlacklistLeavesOutTheDgcGatekeeperLun) {
+    auto f = BlacklistFilter::fromConfig(Config{});
+    Path lunz = scsiPath();
+    lunz.vendor = "DGC";
+    lunz.product = "LUNZ";
+    auto v = f.check(lunz, nullptr, "");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::Device);
+    EXPECT_TRUE(v.productBlacklist);
+    EXPECT_EQ(
+        v.toString(),
+        "blacklisted by device \"^DGC:LUNZ\" (product_blacklist of the built-in device table)");
+    Path data = lunz;
+    data.product = "VRAID";
+    EXPECT_FALSE(f.check(data, nullptr, "").blacklisted);
+}
+
+TEST(BlacklistFilter, ProductBlacklistOfADevicesEntryNamesThatEntry) {
+    Config c;
+    DeviceEntry e;
+    e.vendor = ConfigRegex::compile("^LIO-ORG$");
+    e.product = ConfigRegex::compile("^disk");
+    e.productBlacklist = ConfigRegex::compile("^disk01$");
+    e.where = {"/etc/multipath.conf", 12};
+    c.devices.push_back(e);
+    auto v = BlacklistFilter::fromConfig(c).check(scsiPath(), nullptr, "");
+    EXPECT_TRUE(v.blacklisted);
+    EXPECT_EQ(v.toString(), "blacklisted by device \"^LIO-ORG$:^disk01$\" (product_blacklist of "
+                            "the device entry at /etc/multipath.conf:12)");
+}
+
+TEST(BlacklistFilter, BlacklistExceptionsTakeBackAProductBlacklistedDevice) {
+    Config c;
+    BlacklistDevice keep = dev("^DELL", "Universal Xport");
+    keep.where = {"/etc/multipath.conf", 3};
+    c.blacklistExceptions.devices.push_back(keep);
+    Path xport = scsiPath();
+    xport.vendor = "DELL";
+    xport.product = "Universal Xport";
+    auto v = BlacklistFilter::fromConfig(c).check(xport, nullptr, "");
+    EXPECT_FALSE(v.blacklisted);
+    EXPECT_TRUE(v.excepted);
+    EXPECT_EQ(v.rule, BlacklistVerdict::Rule::Device);
+}
+
+TEST(BlacklistFilter, ProductBlacklistRulesComeFromEveryEntryThatHasOne) {
+    auto rules = BlacklistFilter::productBlacklistRules(Config{});
+    auto has = [&rules](std::string_view vendor, std::string_view product) {
+        for (const auto &r : rules)
+            if (r.vendor.pattern() == vendor && r.product.pattern() == product)
+                return r.where.file.empty();
+        return false;
+    };
+    EXPECT_TRUE(has("DELL", "Universal Xport"));
+    EXPECT_TRUE(has("^DGC", "LUNZ"));
+    EXPECT_TRUE(has("IBM", "Universal Xport"));
+}

@@ -23,12 +23,18 @@ protected:
 
     void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
                  const std::string &accessState = "") {
+        addDisk(name, minor, host, wwid, "ACME", "Array", accessState);
+    }
+
+    void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
+                 const std::string &vendor, const std::string &model,
+                 const std::string &accessState = "") {
         SysfsTreeBuilder::ScsiDisk d;
         d.name = name;
         d.minor = minor;
         d.host = host;
-        d.vendor = "ACME";
-        d.model = "Array";
+        d.vendor = vendor;
+        d.model = model;
         d.accessState = accessState;
         d.udev = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}};
         ASSERT_EQ(tree_->addScsiDisk(d), 0);
@@ -115,4 +121,46 @@ TEST_F(TablePlannerTest, OrdersFailoverGroupsByAluaPriorityFromSysfs) {
     EXPECT_GT(m.groups[0].priority, m.groups[1].priority);
     EXPECT_EQ(m.features, std::vector<std::string>{"queue_if_no_path"});
     EXPECT_EQ(m.target, "lmpath");
+}
+
+TEST_F(TablePlannerTest, LeavesOutTheAccessLunABuiltinProductBlacklistNames) {
+    addDisk("sdb", 16, 1, "36001405aaaa", "DELL", "MD38xxi");
+    addDisk("sdc", 32, 2, "36001405aaaa", "DELL", "MD38xxi");
+    addDisk("sdd", 48, 3, "36001405bbbb", "DELL", "Universal Xport");
+    addDisk("sde", 64, 4, "36001405bbbb", "DELL", "Universal Xport");
+    Plan p = plan("defaults {\n find_multipaths greedy\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].map.wwid, "36001405aaaa");
+    for (const char *name : {"sdd", "sde"}) {
+        const PlanSkip *s = skipOf(p, name);
+        ASSERT_NE(s, nullptr) << name;
+        EXPECT_EQ(s->reason, "blacklisted by device \"DELL:Universal Xport\" (product_blacklist "
+                             "of the built-in device table)");
+    }
+}
+
+TEST_F(TablePlannerTest, NamesTheDevicesEntryWhoseProductBlacklistLeftALunOut) {
+    addDisk("sdb", 16, 1, "36001405aaaa");
+    addDisk("sdc", 32, 2, "36001405aaaa");
+    addDisk("sdd", 48, 3, "36001405bbbb", "ACME", "Gatekeeper");
+    Plan p = plan("defaults {\n find_multipaths greedy\n}\ndevices {\n device {\n vendor ACME\n "
+                  "product Array\n product_blacklist ^Gatekeeper\n }\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    const PlanSkip *s = skipOf(p, "sdd");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->reason, "blacklisted by device \"ACME:^Gatekeeper\" (product_blacklist of the "
+                         "device entry at mpathd.conf:5)");
+}
+
+TEST_F(TablePlannerTest, BlacklistExceptionsTakeBackALunAProductBlacklistNames) {
+    addDisk("sdb", 16, 1, "36001405cccc", "DGC", "LUNZ");
+    addDisk("sdc", 32, 2, "36001405cccc", "DGC", "LUNZ");
+    Plan p = plan("defaults {\n find_multipaths greedy\n}\nblacklist_exceptions {\n device {\n "
+                  "vendor DGC\n product LUNZ\n }\n}\n");
+    for (const char *name : {"sdb", "sdc"}) {
+        const PlanSkip *s = skipOf(p, name);
+        EXPECT_EQ(s, nullptr) << name << ": " << (s ? s->reason : "");
+    }
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].map.wwid, "36001405cccc");
 }
