@@ -1,6 +1,8 @@
 #include "mpath/table_settings.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace mpath {
 
@@ -16,6 +18,13 @@ void dropFeature(std::vector<std::string> &features, const std::string &name, si
         else
             ++i;
     }
+}
+
+/// rr_weight priorities: a path repeats \p repeat times its priority, as
+/// many as the kernel reads into an unsigned int at most.
+unsigned weightedRepeat(unsigned repeat, int priority) {
+    const uint64_t r = uint64_t{repeat} * static_cast<uint64_t>(priority);
+    return static_cast<unsigned>(std::min<uint64_t>(r, std::numeric_limits<unsigned>::max()));
 }
 
 } // namespace
@@ -70,10 +79,20 @@ void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map)
         map.hwHandler.empty() ? std::vector<std::string>{} : s.hardwareHandler.value.args;
 
     const unsigned repeat = bio ? s.rrMinIo.value : s.rrMinIoRq.value;
+    const bool weighted = s.rrWeight.value == RrWeight::Priorities;
     for (auto &g : map.groups) {
         g.selector = s.pathSelector.value.name;
         g.selectorArgs = s.pathSelector.value.args;
         g.pathArgs = {std::to_string(repeat)};
+        for (auto &p : g.paths) {
+            p.pathArgs.clear();
+            if (!weighted || p.priority <= 0)
+                continue;
+            // A count equal to the group's stays implicit, the form
+            // Table::parse() gives a table read back.
+            if (const unsigned own = weightedRepeat(repeat, p.priority); own != repeat)
+                p.pathArgs = {std::to_string(own)};
+        }
     }
     map.initialGroup = map.groups.empty() ? 0 : 1;
 }

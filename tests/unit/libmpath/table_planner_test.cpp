@@ -164,3 +164,13 @@ TEST_F(TablePlannerTest, BlacklistExceptionsTakeBackALunAProductBlacklistNames) 
     ASSERT_EQ(p.maps.size(), 1u);
     EXPECT_EQ(p.maps[0].map.wwid, "36001405cccc");
 }
+
+TEST_F(TablePlannerTest, RrWeightPrioritiesWeighsEachPathsRepeatCountInTheTable) {
+    addDisk("sdb", 16, 1, "36001405aaaa", "active/optimized");
+    addDisk("sdc", 32, 2, "36001405aaaa", "active/non-optimized");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n prio sysfs\n "
+                  "path_selector \"round-robin 0\"\n rr_weight priorities\n rr_min_io_rq 2\n "
+                  "dm_target multipath\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 100 8:32 20");
+}
