@@ -156,6 +156,9 @@ int SysfsTreeBuilder::addScsiDisk(const ScsiDisk &d) {
         r = writeBinary(devDir + "/vpd_pg83", d.vpdPage83);
     if (r == 0 && !d.vpdPage80.empty())
         r = writeBinary(devDir + "/vpd_pg80", d.vpdPage80);
+    if (r == 0 && d.tpgs >= 0)
+        r = writeBinary(devDir + "/inquiry",
+                        inquiry(d.vendor, d.model, d.revision, static_cast<unsigned>(d.tpgs)));
     if (r == 0)
         r = symlink(devDir, blockDir + "/device");
     if (r == 0)
@@ -250,6 +253,16 @@ std::vector<uint8_t> SysfsTreeBuilder::page80(const std::string &serial) {
     for (size_t i = 0; i < serial.size(); ++i)
         page[4 + i] = static_cast<uint8_t>(serial[i]);
     return page;
+}
+
+std::vector<uint8_t> SysfsTreeBuilder::inquiry(const std::string &vendor, const std::string &model,
+                                               const std::string &revision, unsigned tpgs) {
+    // Direct access device, SPC-4, response data format 2, 31 more bytes.
+    std::vector<uint8_t> data{0x00, 0x00, 0x06, 0x02, 31, static_cast<uint8_t>((tpgs & 0x3) << 4),
+                              0x00, 0x02};
+    const std::string text = padded(vendor, 8) + padded(model, 16) + padded(revision, 4);
+    data.insert(data.end(), text.begin(), text.end());
+    return data;
 }
 
 } // namespace mpath

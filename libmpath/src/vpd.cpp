@@ -218,6 +218,12 @@ int Vpd::targetPortGroupFromPage83(std::span<const uint8_t> page) {
     return -ENODATA;
 }
 
+int Vpd::targetPortGroupSupport(std::span<const uint8_t> inquiry) {
+    if (inquiry.size() < 6)
+        return -EINVAL;
+    return (inquiry[5] >> 4) & 0x3;
+}
+
 std::string Vpd::udevSanitize(std::string_view text) {
     while (!text.empty() && isBlank(text.front()))
         text.remove_prefix(1);

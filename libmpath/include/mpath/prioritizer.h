@@ -69,6 +69,8 @@ public:
     ///   path is not optimized (or always, with exclusive_pref_bit);
     /// - alua ["exclusive_pref_bit"]: the same values from REPORT TARGET
     ///   PORT GROUPS sent with SG_IO, falling back to sysfs access_state;
+    ///   -EOPNOTSUPP, without asking, when the device's INQUIRY data (sysfs
+    ///   inquiry) says it does not support ALUA (TPGS 0);
     /// - ana: NVMe ANA state (50 optimized, 10 non-optimized, 5
     ///   inaccessible, 1 persistent loss, 0 change) from the ana_state
     ///   attribute, else from the ANA log page;

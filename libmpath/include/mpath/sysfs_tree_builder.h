@@ -32,6 +32,9 @@ public:
         std::vector<uint8_t> vpdPage80; ///< not written when empty
         std::string accessState;        ///< ALUA access_state, not written when empty
         int preferredPath{-1};          ///< preferred_path, not written when < 0
+        /// TPGS of the standard INQUIRY data written as inquiry (0 no ALUA,
+        /// 1 implicit, 2 explicit, 3 both); not written when < 0.
+        int tpgs{-1};
         HostKind hostKind{HostKind::Plain};
         std::string hostWwnn, hostWwpn, targetWwnn, targetWwpn; ///< FC
         unsigned iscsiSession{1};
@@ -79,6 +82,9 @@ public:
     static std::vector<uint8_t> naaPage83(const std::string &hex, int targetPortGroup = -1);
     /// VPD page 0x80 holding \a serial.
     static std::vector<uint8_t> page80(const std::string &serial);
+    /// Standard INQUIRY data of a disk, 36 bytes, with \a tpgs in byte 5.
+    static std::vector<uint8_t> inquiry(const std::string &vendor, const std::string &model,
+                                        const std::string &revision, unsigned tpgs);
 
 private:
     [[nodiscard]] int writeFile(const std::string &relative, const std::string &content);

@@ -89,6 +89,11 @@ public:
     /// \return the group (0..65535) or -ENODATA / -EINVAL
     [[nodiscard]] static int targetPortGroupFromPage83(std::span<const uint8_t> page);
 
+    /// The TPGS field of standard INQUIRY data (byte 5, bits 5:4): 0 when
+    /// the device does not support ALUA, 1 implicit, 2 explicit, 3 both.
+    /// \return the field or -EINVAL when the data is shorter than 6 bytes
+    [[nodiscard]] static int targetPortGroupSupport(std::span<const uint8_t> inquiry);
+
     /// What udev does to an identifier before storing it (scsi_id
     /// --export): leading and trailing blanks removed, each run of blanks
     /// replaced by one '_', other characters outside [0-9A-Za-z#+-.:=@_/]

@@ -32,7 +32,23 @@ int AluaPrioritizer::targetPortGroup(const Path &path) const {
     return Vpd::targetPortGroupFromPage83(page);
 }
 
+// The TPGS field of the standard INQUIRY data the kernel keeps in sysfs.
+int AluaPrioritizer::targetPortGroupSupport(const Path &path) const {
+    std::string device;
+    if (int r = context_.sysfs.resolve("block/" + path.kernelName + "/device", device); r < 0)
+        return r;
+    std::vector<uint8_t> inquiry;
+    if (int r = context_.sysfs.readBinary(device + "/inquiry", inquiry); r < 0)
+        return r;
+    return Vpd::targetPortGroupSupport(inquiry);
+}
+
 int AluaPrioritizer::priority(const Path &path) const {
+    // Like multipath-tools, ask only a device that claims ALUA support;
+    // others have no port group states to report. Without the inquiry
+    // attribute support is unknown and the device is asked.
+    if (targetPortGroupSupport(path) == 0)
+        return -EOPNOTSUPP;
     int rtpgError = -ENODATA;
     int group = targetPortGroup(path);
     if (group >= 0 && context_.scsiCommand) {

@@ -6,7 +6,8 @@ namespace mpath {
 
 /// "alua": REPORT TARGET PORT GROUPS through SG_IO, bounded by the
 /// context's timeout; sysfs access_state when the command cannot be sent
-/// or its answer does not name the path's group.
+/// or its answer does not name the path's group. A device whose INQUIRY
+/// data reports no ALUA support (TPGS 0) is not asked: -EOPNOTSUPP.
 class AluaPrioritizer : public Prioritizer {
 public:
     AluaPrioritizer(PrioritizerContext context, bool exclusivePreferred);
@@ -16,6 +17,7 @@ public:
 
 private:
     int targetPortGroup(const Path &path) const;
+    int targetPortGroupSupport(const Path &path) const;
 
     PrioritizerContext context_;
     bool exclusivePreferred_;

@@ -80,6 +80,8 @@ TEST(LiveSystem, AluaPrioritizerTalksToTheDeviceWithinItsBound) {
     std::cout << "live: alua " << dev << " tpg " << p.ids.targetPortGroup << " rtpg " << *rtpg
               << " priority " << prio << "\n";
     EXPECT_LT(took, 6s);
+    if (prio == -EOPNOTSUPP)
+        GTEST_SKIP() << dev << " reports no ALUA support (INQUIRY TPGS 0)";
     if (p.ids.targetPortGroup < 0)
         GTEST_SKIP() << dev << " reports no target port group";
     ASSERT_EQ(*rtpg, 0) << "REPORT TARGET PORT GROUPS failed";

@@ -58,13 +58,16 @@ protected:
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }
 
-    Path scsi(const std::string &name, const std::string &accessState, int preferred, int tpg) {
+    // \a tpgs < 0: no inquiry attribute, as on kernels without one.
+    Path scsi(const std::string &name, const std::string &accessState, int preferred, int tpg,
+              int tpgs = -1) {
         SysfsTreeBuilder::ScsiDisk d;
         d.name = name;
         d.host = nextHost_++;
         d.minor = 16 * d.host;
         d.accessState = accessState;
         d.preferredPath = preferred;
+        d.tpgs = tpgs;
         d.vpdPage83 = SysfsTreeBuilder::naaPage83("6001405aabbccdd0", tpg);
         EXPECT_EQ(tree_->addScsiDisk(d), 0);
         Path p;
@@ -226,6 +229,42 @@ TEST_F(PrioritizerTest, AluaFallsBackToSysfsWhenTheCommandFails) {
     c.scsiCommand = [](const std::string &, std::span<const uint8_t>, std::vector<uint8_t> &,
                        std::chrono::milliseconds) { return -EACCES; };
     EXPECT_EQ(make("alua", "", c)->priority(a), 1);
+}
+
+TEST_F(PrioritizerTest, AluaDoesNotAskADeviceThatReportsNoAluaSupport) {
+    Path a = scsi("sda", "", -1, 2, 0);
+    PrioritizerContext c = context();
+    c.scsiCommand = [](const std::string &, std::span<const uint8_t>, std::vector<uint8_t> &,
+                       std::chrono::milliseconds) {
+        ADD_FAILURE() << "REPORT TARGET PORT GROUPS sent to a device with TPGS 0";
+        return -EIO;
+    };
+    EXPECT_EQ(make("alua", "", c)->priority(a), -EOPNOTSUPP);
+}
+
+TEST_F(PrioritizerTest, AluaAsksADeviceThatReportsAluaSupport) {
+    Path implicit = scsi("sda", "standby", 0, 2, 1);
+    Path explicitOnly = scsi("sdb", "standby", 0, 1, 2);
+    PrioritizerContext c = context();
+    auto sent = std::make_shared<int>(0);
+    c.scsiCommand = [sent](const std::string &, std::span<const uint8_t>,
+                           std::vector<uint8_t> &data, std::chrono::milliseconds) {
+        ++*sent;
+        data = rtpgReply({{0x00, 1}, {0x01, 2}});
+        return 0;
+    };
+    auto p = make("alua", "", c);
+    EXPECT_EQ(p->priority(implicit), 10);
+    EXPECT_EQ(p->priority(explicitOnly), 50);
+    EXPECT_EQ(*sent, 2);
+}
+
+TEST_F(PrioritizerTest, AluaFallsBackToSysfsForADeviceThatReportsAluaSupport) {
+    Path a = scsi("sda", "active/non-optimized", 0, 2, 3);
+    PrioritizerContext c = context();
+    c.scsiCommand = [](const std::string &, std::span<const uint8_t>, std::vector<uint8_t> &,
+                       std::chrono::milliseconds) { return -EIO; };
+    EXPECT_EQ(make("alua", "", c)->priority(a), 10);
 }
 
 TEST_F(PrioritizerTest, AluaGivesUpOnAHungDeviceWithinTheTimeout) {

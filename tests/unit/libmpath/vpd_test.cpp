@@ -167,3 +167,16 @@ TEST(Vpd, UdevSanitizeMatchesScsiIdExport) {
     EXPECT_EQ(Vpd::udevSanitize("caf\xc3\xa9"), "caf\xc3\xa9");
     EXPECT_EQ(Vpd::udevSanitize("bad\xff"), "bad_");
 }
+
+TEST(Vpd, TargetPortGroupSupportIsBitsFiveAndFourOfInquiryByteFive) {
+    std::vector<uint8_t> inquiry{0x00, 0x00, 0x06, 0x02, 31, 0x00, 0x00, 0x02};
+    EXPECT_EQ(Vpd::targetPortGroupSupport(inquiry), 0);
+    inquiry[5] = 0x10;
+    EXPECT_EQ(Vpd::targetPortGroupSupport(inquiry), 1);
+    inquiry[5] = 0x20 | 0x01; // PROTECT does not count
+    EXPECT_EQ(Vpd::targetPortGroupSupport(inquiry), 2);
+    inquiry[5] = 0xff;
+    EXPECT_EQ(Vpd::targetPortGroupSupport(inquiry), 3);
+    inquiry.resize(5);
+    EXPECT_EQ(Vpd::targetPortGroupSupport(inquiry), -EINVAL);
+}
