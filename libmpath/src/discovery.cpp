@@ -2,6 +2,7 @@
 
 #include "mpath/vpd.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -271,6 +272,12 @@ int Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap 
         if (tpg >= 0)
             p.ids.targetPortGroup = tpg;
     }
+    std::vector<uint8_t> inquiry;
+    if (sysfs_.readBinary(deviceDir + "/inquiry", inquiry) == 0)
+        p.tpgs = std::max(Vpd::targetPortGroupSupport(inquiry), -1);
+    std::string handler;
+    if (sysfs_.readAttribute(deviceDir + "/dh_state", handler) == 0 && handler != "detached")
+        p.attachedHandler = handler;
     scsiTransport(deviceDir, p, cache);
     return 0;
 }

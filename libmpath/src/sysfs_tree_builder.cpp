@@ -150,6 +150,8 @@ int SysfsTreeBuilder::addScsiDisk(const ScsiDisk &d) {
     w(devDir + "/state", d.state + "\n");
     if (!d.accessState.empty())
         w(devDir + "/access_state", d.accessState + "\n");
+    if (!d.dhState.empty())
+        w(devDir + "/dh_state", d.dhState + "\n");
     if (d.preferredPath >= 0)
         w(devDir + "/preferred_path", std::to_string(d.preferredPath) + "\n");
     if (r == 0 && !d.vpdPage83.empty())

@@ -17,6 +17,64 @@ bool listed(const std::vector<std::string> &v, const std::string &s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+struct PathPolicy {
+    std::string prio;
+    std::string prioArgs;
+    std::string checker;
+};
+
+/// detect_prio and detect_checker, as in multipath-tools: a path whose
+/// device reports ALUA support gets the sysfs prioritizer when the kernel
+/// shows its access_state (alua otherwise) and the tur checker, over what
+/// the configuration names.
+PathPolicy pathPolicy(const EffectiveSettings &eff, const Path &p, const Sysfs &sysfs) {
+    PathPolicy pp{eff.prio.value, eff.prioArgs.value, eff.pathChecker.value};
+    if (p.tpgs <= 0)
+        return pp;
+    if (eff.detectPrio.value) {
+        // The attribute is there without a handler too, but cannot be read.
+        std::string state;
+        pp.prio = sysfs.readAttribute("block/" + p.kernelName + "/device/access_state", state) == 0
+                      ? "sysfs"
+                      : "alua";
+        pp.prioArgs.clear();
+    }
+    if (eff.detectChecker.value)
+        pp.checker = "tur";
+    return pp;
+}
+
+/// The hardware handler the kernel will use. A handler the kernel has
+/// attached to a path stays, whatever the table says (dm-multipath keeps
+/// it since Linux 4.3), and the table reads back with its name: the plan
+/// names it too, or a live map would never equal its plan. With none
+/// attached, every path reporting ALUA support turns the built-in "no
+/// handler" into alua, and a path without it turns alua off.
+void chooseHandler(const EffectiveSettings &eff, Map &map) {
+    std::string attached;
+    bool allAlua = true, any = false;
+    for (const auto &g : map.groups)
+        for (const auto &p : g.paths) {
+            any = true;
+            allAlua = allAlua && p.tpgs > 0;
+            if (attached.empty())
+                attached = p.attachedHandler;
+        }
+    if (!attached.empty()) {
+        if (map.hwHandler != attached)
+            map.hwHandlerArgs.clear();
+        map.hwHandler = attached;
+        return;
+    }
+    if (any && allAlua && map.hwHandler.empty() && eff.hardwareHandler.origin == Origin::Builtin) {
+        map.hwHandler = "alua";
+        map.hwHandlerArgs.clear();
+    } else if (!allAlua && map.hwHandler == "alua") {
+        map.hwHandler.clear();
+        map.hwHandlerArgs.clear();
+    }
+}
+
 } // namespace
 
 Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProperties &udev,
@@ -46,9 +104,9 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
             out.skipped.push_back({p.kernelName, "", "no WWID"});
             continue;
         }
+        const PathPolicy policy = pathPolicy(eff, p, sysfs);
         std::string err;
-        auto prio =
-            Prioritizer::create(eff.prio.value, eff.prioArgs.value, options.prioritizers, &err);
+        auto prio = Prioritizer::create(policy.prio, policy.prioArgs, options.prioritizers, &err);
         if (prio) {
             int r = prio->priority(p);
             p.priority = r >= 0 ? r : -1;
@@ -80,8 +138,9 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
         const EffectiveSettings eff = config.effective(wp.paths.front());
         PlannedMap pm;
         pm.grouping = eff.pathGroupingPolicy.value;
-        pm.pathChecker = eff.pathChecker.value;
-        pm.prio = eff.prio.value;
+        const PathPolicy policy = pathPolicy(eff, wp.paths.front(), sysfs);
+        pm.pathChecker = policy.checker;
+        pm.prio = policy.prio;
         std::vector<Path> rejected;
         pm.map = Grouping::buildMap(std::move(wp), pm.grouping, &rejected);
         for (const auto &p : rejected)
@@ -96,6 +155,7 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
         pm.map.alias = name.empty() ? pm.map.wwid : name;
 
         TableSettings::apply(eff, globals.dmTarget.value, pm.map);
+        chooseHandler(eff, pm.map);
         std::string why;
         if (Table::buildLine(pm.map, pm.table, &why) < 0) {
             for (const auto &g : pm.map.groups)

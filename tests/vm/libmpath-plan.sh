@@ -24,6 +24,9 @@ command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
 # vpd_use_hostno=0: the hosts show one LUN identity (with the default,
 # each host's LUN has its own WWID). One port is then ALUA standby and
 # fails I/O under scsi_dh_alua; the map fails that path and goes on.
+# scsi_dh_alua first, as on a host that boots with it: it attaches to the
+# scsi_debug disks (dh_state alua), which the plan must then name.
+modprobe scsi_dh_alua || die "cannot load scsi_dh_alua"
 mapfile -t sd < <(scsi_debug_paths add_host=3 vpd_use_hostno=0)
 [ ${#sd[@]} -eq 3 ] || die "expected 3 scsi_debug paths, got: ${sd[*]}"
 udevadm settle
@@ -51,6 +54,11 @@ mpathctl plan --json --config /tmp/mpathd.conf > "$RESULTS/plan.json" ||
 cat "$RESULTS/plan.txt"
 
 mapfile -t tables < <(sed -n 's/^table: //p' "$RESULTS/plan.txt")
+dh=$(cat "/sys/block/${sd[0]}/device/dh_state")
+result scsi_debug_dh_state "$dh"
+sdtable=$(printf '%s\n' "${tables[@]}" | grep " $(devt "${sd[0]}") ") ||
+	die "no planned table holds ${sd[0]}"
+case $sdtable in *" multipath 0 1 alua "*) ;; *) die "the scsi_debug map's table does not name the attached handler: $sdtable" ;; esac
 result maps "${#tables[@]}"
 [ ${#tables[@]} -ge 2 ] || die "expected maps for scsi_debug and virtio-scsi, got ${#tables[@]}"
 grep -q '"maps"' "$RESULTS/plan.json" || die "plan --json printed no maps array"

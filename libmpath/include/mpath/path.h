@@ -64,6 +64,13 @@ struct Path {
     std::string protocol;
     std::string scsiAddress; ///< "host:channel:target:lun" of a SCSI path, "" otherwise
     TransportIds ids;
+    /// TPGS of the SCSI device's standard INQUIRY data (sysfs inquiry): 0
+    /// no ALUA, 1 implicit, 2 explicit, 3 both; -1 unknown or not SCSI.
+    int tpgs{-1};
+    /// The SCSI device handler the kernel has attached (sysfs dh_state:
+    /// "alua", "rdac", "emc", "hp_sw"); "" when none or not SCSI. A
+    /// multipath map over the path keeps it whatever its table says.
+    std::string attachedHandler;
     int priority{-1}; ///< prioritizer result, -1 when not computed
     /// This path's selector arguments in its group's table, when they
     /// differ from PathGroup::pathArgs (service-time relative throughput,

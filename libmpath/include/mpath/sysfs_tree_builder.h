@@ -31,6 +31,7 @@ public:
         std::vector<uint8_t> vpdPage83; ///< not written when empty
         std::vector<uint8_t> vpdPage80; ///< not written when empty
         std::string accessState;        ///< ALUA access_state, not written when empty
+        std::string dhState;            ///< dh_state ("alua", "detached"), not written when empty
         int preferredPath{-1};          ///< preferred_path, not written when < 0
         /// TPGS of the standard INQUIRY data written as inquiry (0 no ALUA,
         /// 1 implicit, 2 explicit, 3 both); not written when < 0.

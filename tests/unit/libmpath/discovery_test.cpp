@@ -153,6 +153,28 @@ TEST_F(DiscoveryTest, OfflineScsiDeviceIsReportedOffline) {
     EXPECT_EQ(p.deviceState, DeviceState::Offline);
 }
 
+TEST_F(DiscoveryTest, ScsiPathCarriesAluaSupportAndTheAttachedHandler) {
+    auto d = scsiDisk("sdb", 1);
+    d.tpgs = 2;
+    d.dhState = "alua";
+    ASSERT_EQ(tree_->addScsiDisk(d), 0);
+    auto e = scsiDisk("sdc", 2);
+    e.tpgs = 0;
+    e.dhState = "detached";
+    ASSERT_EQ(tree_->addScsiDisk(e), 0);
+    ASSERT_EQ(tree_->addScsiDisk(scsiDisk("sdd", 3)), 0);
+    Path p;
+    ASSERT_EQ(discovery().discover("sdb", udev(), p), 0);
+    EXPECT_EQ(p.tpgs, 2);
+    EXPECT_EQ(p.attachedHandler, "alua");
+    ASSERT_EQ(discovery().discover("sdc", udev(), p), 0);
+    EXPECT_EQ(p.tpgs, 0);
+    EXPECT_EQ(p.attachedHandler, "") << "\"detached\" means no handler";
+    ASSERT_EQ(discovery().discover("sdd", udev(), p), 0);
+    EXPECT_EQ(p.tpgs, -1) << "no inquiry attribute: unknown";
+    EXPECT_EQ(p.attachedHandler, "");
+}
+
 TEST_F(DiscoveryTest, NvmeNamespaceTakesWwidFromIdWwn) {
     SysfsTreeBuilder::NvmeNamespace n;
     n.name = "nvme0n1";

@@ -40,6 +40,24 @@ protected:
         ASSERT_EQ(tree_->addScsiDisk(d), 0);
     }
 
+    /// A disk with standard INQUIRY data (TPGS \a tpgs) and, when
+    /// \a dhState is not empty, the kernel's dh_state.
+    void addAluaDisk(const std::string &name, unsigned minor, unsigned host,
+                     const std::string &wwid, int tpgs, const std::string &accessState,
+                     const std::string &dhState) {
+        SysfsTreeBuilder::ScsiDisk d;
+        d.name = name;
+        d.minor = minor;
+        d.host = host;
+        d.vendor = "ACME";
+        d.model = "Array";
+        d.tpgs = tpgs;
+        d.accessState = accessState;
+        d.dhState = dhState;
+        d.udev = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}};
+        ASSERT_EQ(tree_->addScsiDisk(d), 0);
+    }
+
     Plan plan(const char *configText) {
         ConfigResult cfg = ConfigParser::parseString(configText, "mpathd.conf", true);
         EXPECT_FALSE(cfg.hasErrors());
@@ -173,4 +191,67 @@ TEST_F(TablePlannerTest, RrWeightPrioritiesWeighsEachPathsRepeatCountInTheTable)
                   "dm_target multipath\n}\n");
     ASSERT_EQ(p.maps.size(), 1u);
     EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 100 8:32 20");
+}
+
+TEST_F(TablePlannerTest, DetectPrioAndCheckerChooseSysfsAndTurForAnAluaDevice) {
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "active/optimized", "alua");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 1, "standby", "alua");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy group_by_prio\n "
+                  "prio const\n path_checker directio\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].prio, "sysfs");
+    EXPECT_EQ(p.maps[0].pathChecker, "tur");
+    ASSERT_EQ(p.maps[0].map.groups.size(), 2u) << "the detected prioritizer ranks the paths";
+    EXPECT_EQ(p.maps[0].map.groups[0].paths.at(0).kernelName, "sdb");
+}
+
+TEST_F(TablePlannerTest, DetectPrioOffKeepsTheConfiguredPrioritizer) {
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "active/optimized", "alua");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 1, "standby", "alua");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy group_by_prio\n "
+                  "prio const\n path_checker directio\n detect_prio no\n detect_checker no\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].prio, "const");
+    EXPECT_EQ(p.maps[0].pathChecker, "directio");
+    EXPECT_EQ(p.maps[0].map.groups.size(), 1u) << "const ranks both paths alike";
+}
+
+TEST_F(TablePlannerTest, DetectionLeavesADeviceWithoutAluaToTheConfiguration) {
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 0, "", "");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 0, "", "");
+    Plan p = plan("defaults {\n find_multipaths on\n prio const\n path_checker directio\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].prio, "const");
+    EXPECT_EQ(p.maps[0].pathChecker, "directio");
+}
+
+TEST_F(TablePlannerTest, TableNamesTheHandlerTheKernelHasAttached) {
+    // The kernel keeps an attached handler whatever the table says and
+    // reads the table back with it: the plan must say the same.
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 0, "", "rdac");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 0, "", "rdac");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
+                  "path_selector \"round-robin 0\"\n hardware_handler \"1 emc\"\n "
+                  "dm_target multipath\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 1 rdac 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+}
+
+TEST_F(TablePlannerTest, AluaCapablePathsWithoutAHandlerGetAlua) {
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "", "detached");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 3, "", "detached");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
+                  "path_selector \"round-robin 0\"\n dm_target multipath\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 1 alua 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+}
+
+TEST_F(TablePlannerTest, AluaHandlerIsDroppedWhenAPathHasNoAlua) {
+    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "", "");
+    addAluaDisk("sdc", 32, 2, "36001405aaaa", 0, "", "");
+    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
+                  "path_selector \"round-robin 0\"\n hardware_handler \"1 alua\"\n "
+                  "dm_target multipath\n}\n");
+    ASSERT_EQ(p.maps.size(), 1u);
+    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
