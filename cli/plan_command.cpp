@@ -84,6 +84,7 @@ nlohmann::json toJson(const mpath::Plan &plan) {
                         {"prio", pm.prio},
                         {"pathGroupingPolicy", mpath::toString(pm.grouping)},
                         {"groups", groups},
+                        {"notes", pm.notes},
                         {"table", pm.table}});
     }
     json skipped = json::array();
@@ -129,6 +130,8 @@ void printHuman(const mpath::Plan &plan, std::ostream &out) {
                     << "\n";
             }
         }
+        for (const auto &n : pm.notes)
+            out << "note: " << n << "\n";
         out << "table: " << pm.table << "\n\n";
     }
     if (plan.maps.empty())

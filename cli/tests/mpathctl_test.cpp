@@ -144,6 +144,22 @@ TEST_F(Mpathctl, PlanPrintsGroupsAndTheTableForPeople) {
     EXPECT_NE(o.out.find("sdf (36001405cccc): not multipathed"), std::string::npos) << o.out;
 }
 
+TEST_F(Mpathctl, PlanSaysWhyAPathHasNoPriority) {
+    std::string sys = tree();
+    std::string conf = write("mpathd.conf", "defaults {\n find_multipaths on\n prio emc\n}\n");
+    Outcome o = run("plan --config " + conf + " --sysfs-root " + sys);
+    ASSERT_EQ(o.exit, 0) << o.err;
+    EXPECT_NE(o.out.find("note: sdb: prioritizer emc not used: 'emc' is a multipath-tools "
+                         "prioritizer not implemented here, the path ranks -1"),
+              std::string::npos)
+        << o.out;
+    o = run("plan --json --config " + conf + " --sysfs-root " + sys);
+    ASSERT_EQ(o.exit, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    ASSERT_EQ(j["maps"].size(), 2u) << o.out;
+    EXPECT_EQ(j["maps"][0]["notes"].size(), 2u) << o.out;
+}
+
 TEST_F(Mpathctl, PlanFailsOnAnUnreadableConfig) {
     Outcome o = run("plan --config " + (dir_ / "missing.conf").string());
     EXPECT_EQ(o.exit, 1);

@@ -89,6 +89,11 @@ std::unique_ptr<Prioritizer> Prioritizer::create(std::string_view name, std::str
     }
     if (name == "weightedpath")
         return WeightedPathPrioritizer::fromArgs(args, error);
+    for (std::string_view known :
+         {"ontap", "rdac", "emc", "hp_sw", "hds", "random", "datacore", "iet"})
+        if (name == known)
+            return fail("'" + std::string(name) +
+                        "' is a multipath-tools prioritizer not implemented here");
     return fail("unknown prioritizer '" + std::string(name) + "'");
 }
 

@@ -8,6 +8,9 @@
 #include "mpath/table_settings.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
 
 namespace mpath {
 
@@ -15,6 +18,12 @@ namespace {
 
 bool listed(const std::vector<std::string> &v, const std::string &s) {
     return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string prioritizerError(const std::string &name, int r) {
+    if (name == "alua" && r == -EOPNOTSUPP)
+        return "prioritizer alua: the device reports no ALUA support";
+    return "prioritizer " + name + ": " + std::strerror(-r);
 }
 
 struct PathPolicy {
@@ -90,6 +99,7 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
     const BlacklistFilter filter = BlacklistFilter::fromConfig(config);
     const EffectiveGlobals globals = config.effectiveGlobals();
     std::vector<Path> kept;
+    std::map<std::string, std::string> prioProblems; // kernel name -> what went wrong
     for (auto &p : found) {
         const EffectiveSettings eff = config.effective(p);
         UdevPropertyMap props;
@@ -110,6 +120,10 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
         if (prio) {
             int r = prio->priority(p);
             p.priority = r >= 0 ? r : -1;
+            if (r < 0)
+                prioProblems[p.kernelName] = prioritizerError(policy.prio, r);
+        } else {
+            prioProblems[p.kernelName] = "prioritizer " + policy.prio + " not used: " + err;
         }
         kept.push_back(std::move(p));
     }
@@ -145,6 +159,10 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
         pm.map = Grouping::buildMap(std::move(wp), pm.grouping, &rejected);
         for (const auto &p : rejected)
             out.skipped.push_back({p.kernelName, p.wwid, "its size differs from the map's"});
+        for (const auto &g : pm.map.groups)
+            for (const auto &p : g.paths)
+                if (auto it = prioProblems.find(p.kernelName); it != prioProblems.end())
+                    pm.notes.push_back(p.kernelName + ": " + it->second + ", the path ranks -1");
 
         std::string name;
         (void)Names::mapName(config, eff, pm.map.wwid, nullptr, name);

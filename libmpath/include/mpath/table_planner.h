@@ -18,6 +18,10 @@ struct PlannedMap {
     std::string pathChecker; ///< the checker its paths would get
     std::string prio;        ///< the prioritizer that ranked its paths
     GroupingPolicy grouping{GroupingPolicy::Failover};
+    /// What went wrong while planning it without keeping it from being
+    /// planned, one line each: "sdb: prioritizer emc: not implemented, the
+    /// path ranks -1".
+    std::vector<std::string> notes;
 };
 
 /// A device left out of every map, and why.

@@ -183,8 +183,10 @@ TEST(Prio, LatencyScaleFavoursFastPaths) {
 
 TEST_F(PrioritizerTest, UnknownNameIsRefusedWithAReason) {
     std::string error;
+    EXPECT_EQ(Prioritizer::create("nosuch", "", context(), &error), nullptr);
+    EXPECT_EQ(error, "unknown prioritizer 'nosuch'");
     EXPECT_EQ(Prioritizer::create("emc", "", context(), &error), nullptr);
-    EXPECT_EQ(error, "unknown prioritizer 'emc'");
+    EXPECT_EQ(error, "'emc' is a multipath-tools prioritizer not implemented here");
     EXPECT_EQ(Prioritizer::create("alua", "bogus", context(), &error), nullptr);
     EXPECT_NE(error.find("exclusive_pref_bit"), std::string::npos);
 }

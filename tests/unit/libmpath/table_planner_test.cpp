@@ -255,3 +255,27 @@ TEST_F(TablePlannerTest, AluaHandlerIsDroppedWhenAPathHasNoAlua) {
     ASSERT_EQ(p.maps.size(), 1u);
     EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
+
+TEST_F(TablePlannerTest, SaysWhyAPathHasNoPriority) {
+    // DGC arrays without ALUA use the emc prioritizer, which is not
+    // implemented; a device without ALUA cannot answer alua.
+    addDisk("sdb", 16, 1, "36006016aaaa", "DGC", "VRAID");
+    addDisk("sdc", 32, 2, "36006016aaaa", "DGC", "VRAID");
+    addAluaDisk("sdd", 48, 3, "36001405bbbb", 0, "", "");
+    addAluaDisk("sde", 64, 4, "36001405bbbb", 0, "", "");
+    Plan p = plan("defaults {\n find_multipaths on\n}\nmultipaths {\n multipath {\n "
+                  "wwid 36001405bbbb\n prio alua\n }\n}\n");
+    ASSERT_EQ(p.maps.size(), 2u);
+    const PlannedMap &alua = p.maps[0].map.wwid == "36001405bbbb" ? p.maps[0] : p.maps[1];
+    const PlannedMap &emc = p.maps[0].map.wwid == "36001405bbbb" ? p.maps[1] : p.maps[0];
+    EXPECT_EQ(emc.prio, "emc");
+    EXPECT_EQ(emc.notes,
+              (std::vector<std::string>{
+                  "sdb: prioritizer emc not used: 'emc' is a multipath-tools prioritizer not "
+                  "implemented here, the path ranks -1",
+                  "sdc: prioritizer emc not used: 'emc' is a multipath-tools prioritizer not "
+                  "implemented here, the path ranks -1"}));
+    ASSERT_EQ(alua.notes.size(), 2u);
+    EXPECT_EQ(alua.notes[0],
+              "sdd: prioritizer alua: the device reports no ALUA support, the path ranks -1");
+}
