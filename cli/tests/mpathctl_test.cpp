@@ -1,3 +1,5 @@
+#include "temp_dir.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -6,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
@@ -25,17 +26,9 @@ std::string slurp(const std::filesystem::path &p) {
 
 class Mpathctl : public ::testing::Test {
 protected:
-    void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("mpathctl-" + std::to_string(getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::create_directories(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-
     /// Runs mpathctl with \p args (shell words, already quoted).
     Outcome run(const std::string &args) {
-        const auto errFile = dir_ / "stderr";
+        const auto errFile = dir_.path() / "stderr";
         std::string cmd = std::string(MPATHCTL) + " " + args + " 2>" + errFile.string();
         Outcome o;
         FILE *p = popen(cmd.c_str(), "r");
@@ -52,14 +45,14 @@ protected:
     }
 
     std::string write(const std::string &name, const std::string &text) {
-        auto p = dir_ / name;
+        auto p = dir_.path() / name;
         std::ofstream(p) << text;
         return p.string();
     }
 
     /// Two LUNs with two paths each and one LUN with one path.
     std::string tree() {
-        mpath::SysfsTreeBuilder b((dir_ / "tree").string());
+        mpath::SysfsTreeBuilder b(dir_.file("tree"));
         struct {
             const char *name;
             unsigned minor, host;
@@ -83,7 +76,7 @@ protected:
         return b.sysfsRoot();
     }
 
-    std::filesystem::path dir_;
+    mpath_test::TempDir dir_{"mpathctl"};
 };
 
 } // namespace
@@ -161,7 +154,7 @@ TEST_F(Mpathctl, PlanSaysWhyAPathHasNoPriority) {
 }
 
 TEST_F(Mpathctl, PlanFailsOnAnUnreadableConfig) {
-    Outcome o = run("plan --config " + (dir_ / "missing.conf").string());
+    Outcome o = run("plan --config " + dir_.file("missing.conf"));
     EXPECT_EQ(o.exit, 1);
     EXPECT_NE(o.err.find("missing.conf: cannot read"), std::string::npos) << o.err;
 }

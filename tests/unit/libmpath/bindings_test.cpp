@@ -1,5 +1,6 @@
 #include "mpath/bindings.h"
 #include "mpath/bindings_file.h"
+#include "temp_dir.h"
 
 #include <cerrno>
 #include <filesystem>
@@ -33,14 +34,6 @@ mpathb 36001405abcdef0123456789abcdef012   # added by hand
 
 class BindingsFileTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-bindings-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        path_ = dir_ + "/etc/multipath/bindings";
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     void write(const std::string &text) {
         fs::create_directories(fs::path(path_).parent_path());
         std::ofstream(path_) << text;
@@ -52,8 +45,8 @@ protected:
         return ss.str();
     }
 
-    std::string dir_;
-    std::string path_;
+    mpath_test::TempDir dir_{"mpath-bindings"};
+    std::string path_ = dir_.file("etc/multipath/bindings");
 };
 
 } // namespace

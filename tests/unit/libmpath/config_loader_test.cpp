@@ -1,4 +1,5 @@
 #include "mpath/config_loader.h"
+#include "temp_dir.h"
 
 #include <filesystem>
 #include <fstream>
@@ -14,26 +15,19 @@ namespace {
 // A throw-away root directory holding an etc/ tree.
 class ConfigLoaderTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-config-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        root_ = tmpl;
-    }
-    void TearDown() override { fs::remove_all(root_); }
-
     void write(const std::string &rel, const std::string &text) {
-        fs::path p = fs::path(root_) / rel;
+        fs::path p = root_.path() / rel;
         fs::create_directories(p.parent_path());
         std::ofstream(p) << text;
     }
 
-    std::string root_;
+    mpath_test::TempDir root_{"mpath-config"};
 };
 
 } // namespace
 
 TEST_F(ConfigLoaderTest, UsesBuiltinDefaultsWhenNoFileExists) {
-    ConfigLoader loader(root_);
+    ConfigLoader loader(root_.str());
     EXPECT_EQ(loader.mainFile(), "");
     ConfigResult r = loader.load();
     EXPECT_TRUE(r.diagnostics.empty());
@@ -45,13 +39,13 @@ TEST_F(ConfigLoaderTest, UsesBuiltinDefaultsWhenNoFileExists) {
 TEST_F(ConfigLoaderTest, ReadsMultipathConfWhenOwnFileIsAbsent) {
     write("etc/multipath.conf", "defaults {\n polling_interval 7\n}\n");
     write("etc/multipath/conf.d/10-a.conf", "defaults {\n find_multipaths greedy\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_TRUE(r.diagnostics.empty());
     EXPECT_FALSE(r.config.ownFile);
     EXPECT_EQ(r.config.globals.pollingInterval, 7u);
     EXPECT_EQ(r.config.globals.findMultipaths, FindMultipaths::Greedy);
     ASSERT_EQ(r.config.files.size(), 2u);
-    EXPECT_EQ(r.config.files[0], root_ + "/etc/multipath.conf");
+    EXPECT_EQ(r.config.files[0], root_.file("etc/multipath.conf"));
 }
 
 TEST_F(ConfigLoaderTest, PrefersOwnFileAndItsConfdOverMultipathTools) {
@@ -59,8 +53,8 @@ TEST_F(ConfigLoaderTest, PrefersOwnFileAndItsConfdOverMultipathTools) {
     write("etc/mpathd/conf.d/a.conf", "defaults {\n checker_timeout 30\n}\n");
     write("etc/multipath.conf", "defaults {\n polling_interval 7\n}\n");
     write("etc/multipath/conf.d/b.conf", "defaults {\n verbosity 4\n}\n");
-    ConfigLoader loader(root_);
-    EXPECT_EQ(loader.mainFile(), root_ + "/etc/mpathd/mpathd.conf");
+    ConfigLoader loader(root_.str());
+    EXPECT_EQ(loader.mainFile(), root_.file("etc/mpathd/mpathd.conf"));
     ConfigResult r = loader.load();
     EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].toString();
     EXPECT_TRUE(r.config.ownFile);
@@ -75,7 +69,7 @@ TEST_F(ConfigLoaderTest, ReadsConfdAlphabeticallyAndLaterScalarsWin) {
     write("etc/multipath/conf.d/20-b.conf", "defaults {\n polling_interval 20\n}\n");
     write("etc/multipath/conf.d/10-a.conf", "defaults {\n polling_interval 10\n}\n");
     write("etc/multipath/conf.d/30-c.conf", "defaults {\n verbosity 3\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_EQ(r.config.globals.pollingInterval, 20u);
     EXPECT_EQ(r.config.globals.verbosity, 3u);
     ASSERT_EQ(r.config.files.size(), 4u);
@@ -91,7 +85,7 @@ TEST_F(ConfigLoaderTest, AppendsEntriesFromEveryConfdFile) {
           "multipaths {\n multipath {\n wwid 1\n alias one\n }\n}\n");
     write("etc/multipath/conf.d/b.conf",
           "multipaths {\n multipath {\n wwid 1\n alias uno\n }\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_EQ(r.config.blacklist.devnodes.size(), 2u);
     EXPECT_EQ(r.config.multipaths.size(), 2u);
     EXPECT_EQ(r.config.effective("", "", "", "1").alias.value, "uno");
@@ -100,8 +94,8 @@ TEST_F(ConfigLoaderTest, AppendsEntriesFromEveryConfdFile) {
 TEST_F(ConfigLoaderTest, IgnoresConfdFilesWithoutConfSuffix) {
     write("etc/multipath/conf.d/a.conf.rpmsave", "defaults {\n polling_interval 9\n}\n");
     write("etc/multipath/conf.d/README", "not a config\n");
-    fs::create_directories(fs::path(root_) / "etc/multipath/conf.d/dir.conf");
-    ConfigResult r = ConfigLoader(root_).load();
+    fs::create_directories(root_.path() / "etc/multipath/conf.d/dir.conf");
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_TRUE(r.diagnostics.empty());
     EXPECT_TRUE(r.config.files.empty());
     EXPECT_FALSE(r.config.globals.pollingInterval);
@@ -109,7 +103,7 @@ TEST_F(ConfigLoaderTest, IgnoresConfdFilesWithoutConfSuffix) {
 
 TEST_F(ConfigLoaderTest, ReadsConfdWithoutAMainFile) {
     write("etc/multipath/conf.d/a.conf", "defaults {\n polling_interval 9\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_EQ(r.config.globals.pollingInterval, 9u);
 }
 
@@ -117,18 +111,18 @@ TEST_F(ConfigLoaderTest, FollowsConfigDirFromTheMainFile) {
     write("etc/multipath.conf", "defaults {\n config_dir /etc/mp.d\n}\n");
     write("etc/mp.d/x.conf", "defaults {\n polling_interval 11\n}\n");
     write("etc/multipath/conf.d/y.conf", "defaults {\n polling_interval 12\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     EXPECT_EQ(r.config.globals.pollingInterval, 11u);
 }
 
 TEST_F(ConfigLoaderTest, DiagnosticsNameTheFileTheyComeFrom) {
     write("etc/multipath.conf", "defaults {\n}\n");
     write("etc/multipath/conf.d/bad.conf", "defaults {\n failback never\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].toString(),
-              root_ + "/etc/multipath/conf.d/bad.conf:2: invalid value 'never' for failback; "
-                      "accepted: immediate, manual, followover, or a number of seconds > 0");
+              root_.str() + "/etc/multipath/conf.d/bad.conf:2: invalid value 'never' for failback; "
+                            "accepted: immediate, manual, followover, or a number of seconds > 0");
     EXPECT_TRUE(r.hasErrors());
 }
 
@@ -136,29 +130,29 @@ TEST_F(ConfigLoaderTest, ReportsAnUnreadableFile) {
     if (geteuid() == 0)
         GTEST_SKIP() << "root reads files regardless of their mode";
     write("etc/multipath.conf", "defaults {\n}\n");
-    chmod((root_ + "/etc/multipath.conf").c_str(), 0);
-    ConfigResult r = ConfigLoader(root_).load();
+    chmod(root_.file("etc/multipath.conf").c_str(), 0);
+    ConfigResult r = ConfigLoader(root_.str()).load();
     ASSERT_EQ(r.diagnostics.size(), 1u);
-    EXPECT_EQ(r.diagnostics[0].toString(), root_ + "/etc/multipath.conf: cannot read: Permission "
-                                                   "denied");
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              root_.str() + "/etc/multipath.conf: cannot read: Permission denied");
     EXPECT_TRUE(r.hasErrors());
 }
 
 TEST_F(ConfigLoaderTest, ReportsAnAliasGivenToTwoWwidsAcrossFiles) {
     write("etc/multipath.conf", "multipaths {\n multipath {\n wwid 1\n alias db\n }\n}\n");
     write("etc/multipath/conf.d/a.conf", "multipaths {\n multipath {\n wwid 2\n alias db\n }\n}\n");
-    ConfigResult r = ConfigLoader(root_).load();
+    ConfigResult r = ConfigLoader(root_.str()).load();
     ASSERT_EQ(r.diagnostics.size(), 1u);
-    EXPECT_EQ(r.diagnostics[0].file, root_ + "/etc/multipath/conf.d/a.conf");
+    EXPECT_EQ(r.diagnostics[0].file, root_.file("etc/multipath/conf.d/a.conf"));
     EXPECT_EQ(r.diagnostics[0].line, 2u);
     EXPECT_TRUE(r.hasErrors());
 }
 
 TEST_F(ConfigLoaderTest, PlacesConfiguredStateFilesUnderTheRoot) {
     write("etc/multipath.conf", "defaults {\n bindings_file /var/lib/mpath/bindings\n}\n");
-    ConfigLoader loader(root_ + "/");
+    ConfigLoader loader(root_.str() + "/");
     ConfigResult r = loader.load();
     EXPECT_EQ(loader.underRoot(r.config.effectiveGlobals().bindingsFile.value),
-              root_ + "/var/lib/mpath/bindings");
+              root_.file("var/lib/mpath/bindings"));
     EXPECT_EQ(ConfigLoader("/").underRoot("/etc/multipath/wwids"), "/etc/multipath/wwids");
 }

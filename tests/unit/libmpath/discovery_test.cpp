@@ -1,10 +1,10 @@
 #include "mpath/discovery.h"
 #include "mpath/sysfs_tree_builder.h"
 #include "mpath/sysfs_udev_properties.h"
+#include "temp_dir.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <sys/sysmacros.h>
@@ -15,13 +15,7 @@ namespace {
 
 class DiscoveryTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-disc-XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        tree_ = std::make_unique<SysfsTreeBuilder>(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
+    void SetUp() override { tree_ = std::make_unique<SysfsTreeBuilder>(dir_.str()); }
 
     SysfsTreeBuilder::ScsiDisk scsiDisk(const std::string &name, unsigned host) {
         SysfsTreeBuilder::ScsiDisk d;
@@ -36,7 +30,7 @@ protected:
     Discovery discovery(DiscoveryOptions o = {}) { return Discovery(Sysfs(tree_->sysfsRoot()), o); }
     SysfsUdevProperties udev() { return SysfsUdevProperties(tree_->udevDirectory()); }
 
-    std::string dir_;
+    mpath_test::TempDir dir_{"mpath-disc"};
     std::unique_ptr<SysfsTreeBuilder> tree_;
 };
 

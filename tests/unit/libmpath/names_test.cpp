@@ -1,10 +1,10 @@
 #include "mpath/bindings_file.h"
 #include "mpath/config_parser.h"
 #include "mpath/names.h"
+#include "temp_dir.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 using namespace mpath;
 namespace fs = std::filesystem;
@@ -13,36 +13,29 @@ namespace {
 
 class NamesTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-names-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     Config config(std::string_view text) {
         ConfigResult r = ConfigParser::parseString(text);
         EXPECT_TRUE(r.diagnostics.empty());
         return r.config;
     }
 
-    std::string dir_;
+    mpath_test::TempDir dir_{"mpath-names"};
 };
 
 } // namespace
 
 TEST_F(NamesTest, UsesTheWwidWithoutUserFriendlyNames) {
     Config c;
-    BindingsFile b(dir_ + "/bindings");
+    BindingsFile b(dir_.file("bindings"));
     std::string name;
     ASSERT_EQ(Names::mapName(c, c.effective("X", "Y", "", "36001"), "36001", &b, name), 0);
     EXPECT_EQ(name, "36001");
-    EXPECT_FALSE(fs::exists(dir_ + "/bindings"));
+    EXPECT_FALSE(fs::exists(dir_.file("bindings")));
 }
 
 TEST_F(NamesTest, BindsAFriendlyNameWhenEnabled) {
     Config c = config("defaults {\n user_friendly_names yes\n}\n");
-    BindingsFile b(dir_ + "/bindings");
+    BindingsFile b(dir_.file("bindings"));
     std::string name;
     ASSERT_EQ(Names::mapName(c, c.effective("X", "Y", "", "36001"), "36001", &b, name), 0);
     EXPECT_EQ(name, "mpatha");
@@ -54,7 +47,7 @@ TEST_F(NamesTest, BindsAFriendlyNameWhenEnabled) {
 
 TEST_F(NamesTest, HonoursAliasPrefix) {
     Config c = config("defaults {\n user_friendly_names yes\n alias_prefix disk\n}\n");
-    BindingsFile b(dir_ + "/bindings");
+    BindingsFile b(dir_.file("bindings"));
     std::string name;
     ASSERT_EQ(Names::mapName(c, c.effective("X", "Y", "", "36001"), "36001", &b, name), 0);
     EXPECT_EQ(name, "diska");
@@ -63,7 +56,7 @@ TEST_F(NamesTest, HonoursAliasPrefix) {
 TEST_F(NamesTest, ConfiguredAliasWinsAndIsNeverHandedOut) {
     Config c = config("defaults {\n user_friendly_names yes\n}\n"
                       "multipaths {\n multipath {\n wwid 36009\n alias mpatha\n }\n}\n");
-    BindingsFile b(dir_ + "/bindings");
+    BindingsFile b(dir_.file("bindings"));
     std::string name;
     ASSERT_EQ(Names::mapName(c, c.effective("X", "Y", "", "36009"), "36009", &b, name), 0);
     EXPECT_EQ(name, "mpatha");
@@ -73,7 +66,7 @@ TEST_F(NamesTest, ConfiguredAliasWinsAndIsNeverHandedOut) {
 
 TEST_F(NamesTest, DeviceEntryCanTurnFriendlyNamesOff) {
     Config c = config("defaults {\n user_friendly_names yes\n}\n");
-    BindingsFile b(dir_ + "/bindings");
+    BindingsFile b(dir_.file("bindings"));
     std::string name;
     // The built-in NetApp entry says user_friendly_names no.
     ASSERT_EQ(Names::mapName(c, c.effective("NETAPP", "LUN", "", "3600a0"), "3600a0", &b, name), 0);
@@ -82,7 +75,7 @@ TEST_F(NamesTest, DeviceEntryCanTurnFriendlyNamesOff) {
 
 TEST_F(NamesTest, FallsBackToTheWwidWhenTheBindingsFileIsBroken) {
     Config c = config("defaults {\n user_friendly_names yes\n}\n");
-    std::string path = dir_ + "/bindings";
+    std::string path = dir_.file("bindings");
     {
         BindingsFile b(path);
         ASSERT_EQ(b.add("mpatha", "1"), 0);
@@ -98,7 +91,7 @@ TEST_F(NamesTest, FallsBackToTheWwidWhenTheBindingsFileIsBroken) {
 }
 
 TEST_F(NamesTest, RefusesABindingThatTheConfigurationGaveToAnotherMap) {
-    std::string path = dir_ + "/bindings";
+    std::string path = dir_.file("bindings");
     BindingsFile b(path);
     ASSERT_EQ(b.add("mpatha", "36001"), 0);
     Config c = config("defaults {\n user_friendly_names yes\n}\n"

@@ -1,10 +1,9 @@
 #include "mpath/prio.h"
 #include "mpath/prioritizer.h"
 #include "mpath/sysfs_tree_builder.h"
+#include "temp_dir.h"
 
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
 #include <future>
 #include <gtest/gtest.h>
 
@@ -50,13 +49,7 @@ anaLog(std::initializer_list<std::tuple<uint32_t, uint8_t, std::vector<uint32_t>
 
 class PrioritizerTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-prio-XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        tree_ = std::make_unique<SysfsTreeBuilder>(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
+    void SetUp() override { tree_ = std::make_unique<SysfsTreeBuilder>(dir_.str()); }
 
     // \a tpgs < 0: no inquiry attribute, as on kernels without one.
     Path scsi(const std::string &name, const std::string &accessState, int preferred, int tpg,
@@ -78,7 +71,7 @@ protected:
     PrioritizerContext context() {
         PrioritizerContext c;
         c.sysfs = Sysfs(tree_->sysfsRoot());
-        c.devDirectory = dir_ + "/dev-none";
+        c.devDirectory = dir_.file("dev-none");
         // Generous: the machine may be busy; tests of the bound set their own.
         c.timeout = 10s;
         return c;
@@ -92,7 +85,7 @@ protected:
         return p;
     }
 
-    std::string dir_;
+    mpath_test::TempDir dir_{"mpath-prio"};
     std::unique_ptr<SysfsTreeBuilder> tree_;
     unsigned nextHost_{0};
 };

@@ -1,9 +1,9 @@
 #include "mpath/sysfs.h"
 #include "mpath/sysfs_tree_builder.h"
 #include "mpath/sysfs_udev_properties.h"
+#include "temp_dir.h"
 
 #include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -14,20 +14,13 @@ namespace {
 
 class SysfsTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-sysfs-XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-
     void write(const std::string &rel, const std::string &content) {
-        std::filesystem::path p = std::filesystem::path(dir_) / rel;
+        std::filesystem::path p = dir_.path() / rel;
         std::filesystem::create_directories(p.parent_path());
         std::ofstream(p) << content;
     }
 
-    std::string dir_;
+    mpath_test::TempDir dir_{"mpath-sysfs"};
 };
 
 } // namespace
@@ -35,46 +28,46 @@ protected:
 TEST_F(SysfsTest, ReadAttributeDropsTrailingNewlineAndPadding) {
     write("devices/x/vendor", "LIO-ORG \n");
     std::string v;
-    ASSERT_EQ(Sysfs(dir_).readAttribute("devices/x/vendor", v), 0);
+    ASSERT_EQ(Sysfs(dir_.str()).readAttribute("devices/x/vendor", v), 0);
     EXPECT_EQ(v, "LIO-ORG");
 }
 
 TEST_F(SysfsTest, ReadAttributeOfMissingFileIsENOENT) {
     std::string v;
-    EXPECT_EQ(Sysfs(dir_).readAttribute("block/nope/dev", v), -ENOENT);
+    EXPECT_EQ(Sysfs(dir_.str()).readAttribute("block/nope/dev", v), -ENOENT);
 }
 
 TEST_F(SysfsTest, ReadNumberRejectsText) {
     write("a", "12x\n");
     write("b", "2048\n");
     uint64_t n = 0;
-    EXPECT_EQ(Sysfs(dir_).readNumber("a", n), -EINVAL);
-    ASSERT_EQ(Sysfs(dir_).readNumber("b", n), 0);
+    EXPECT_EQ(Sysfs(dir_.str()).readNumber("a", n), -EINVAL);
+    ASSERT_EQ(Sysfs(dir_.str()).readNumber("b", n), 0);
     EXPECT_EQ(n, 2048u);
 }
 
 TEST_F(SysfsTest, ResolveFollowsRelativeLinksAndAnswersRelativeToRoot) {
     write("devices/pci/host0/target0:0:0/0:0:0:0/vendor", "x\n");
-    std::filesystem::create_directories(std::filesystem::path(dir_) / "block/sda");
+    std::filesystem::create_directories(dir_.path() / "block/sda");
     std::filesystem::create_directory_symlink("../../devices/pci/host0/target0:0:0/0:0:0:0",
-                                              std::filesystem::path(dir_) / "block/sda/device");
+                                              dir_.path() / "block/sda/device");
     std::string r;
-    ASSERT_EQ(Sysfs(dir_).resolve("block/sda/device", r), 0);
+    ASSERT_EQ(Sysfs(dir_.str()).resolve("block/sda/device", r), 0);
     EXPECT_EQ(r, "devices/pci/host0/target0:0:0/0:0:0:0");
 }
 
 TEST_F(SysfsTest, ResolveRefusesLinksLeadingOutOfTheTree) {
-    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
-    std::filesystem::create_directory_symlink("/tmp", std::filesystem::path(dir_) / "block/out");
+    std::filesystem::create_directories(dir_.path() / "block");
+    std::filesystem::create_directory_symlink("/tmp", dir_.path() / "block/out");
     std::string r;
-    EXPECT_EQ(Sysfs(dir_).resolve("block/out", r), -EXDEV);
+    EXPECT_EQ(Sysfs(dir_.str()).resolve("block/out", r), -EXDEV);
 }
 
 TEST_F(SysfsTest, ListDirectoryIsSorted) {
     write("block/sdb/dev", "8:16\n");
     write("block/sda/dev", "8:0\n");
     std::vector<std::string> names;
-    ASSERT_EQ(Sysfs(dir_).listDirectory("block", names), 0);
+    ASSERT_EQ(Sysfs(dir_.str()).listDirectory("block", names), 0);
     EXPECT_EQ(names, (std::vector<std::string>{"sda", "sdb"}));
 }
 
@@ -87,7 +80,7 @@ TEST(SysfsUdevProperties, ParsesUdevadmPropertyOutput) {
 }
 
 TEST_F(SysfsTest, UdevPropertiesOfUnknownDeviceIsENOENT) {
-    SysfsTreeBuilder b(dir_);
+    SysfsTreeBuilder b(dir_.str());
     UdevPropertyMap props;
     EXPECT_EQ(SysfsUdevProperties(b.udevDirectory()).properties("sdz", props), -ENOENT);
     ASSERT_EQ(b.writeUdevProperties("sdz", {{"ID_SERIAL", "3abc"}}), 0);
@@ -97,13 +90,12 @@ TEST_F(SysfsTest, UdevPropertiesOfUnknownDeviceIsENOENT) {
 
 TEST_F(SysfsTest, ResolveLinkJoinsTheTargetToTheLinksDirectory) {
     write("devices/pci/host0/target0:0:0/0:0:0:0/block/sda/dev", "8:0\n");
-    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
+    std::filesystem::create_directories(dir_.path() / "block");
     std::filesystem::create_directory_symlink("../devices/pci/host0/target0:0:0/0:0:0:0/block/sda",
-                                              std::filesystem::path(dir_) / "block/sda");
+                                              dir_.path() / "block/sda");
     std::filesystem::create_directory_symlink(
-        "../../../0:0:0:0",
-        std::filesystem::path(dir_) / "devices/pci/host0/target0:0:0/0:0:0:0/block/sda/device");
-    Sysfs s(dir_);
+        "../../../0:0:0:0", dir_.path() / "devices/pci/host0/target0:0:0/0:0:0:0/block/sda/device");
+    Sysfs s(dir_.str());
     std::string block, device;
     ASSERT_EQ(s.resolveLink("block/sda", block), 0);
     EXPECT_EQ(block, "devices/pci/host0/target0:0:0/0:0:0:0/block/sda");
@@ -116,8 +108,8 @@ TEST_F(SysfsTest, ResolveLinkJoinsTheTargetToTheLinksDirectory) {
 }
 
 TEST_F(SysfsTest, ResolveLinkRefusesTargetsAboveTheRoot) {
-    std::filesystem::create_directories(std::filesystem::path(dir_) / "block");
-    std::filesystem::create_directory_symlink("../../etc", std::filesystem::path(dir_) / "block/x");
+    std::filesystem::create_directories(dir_.path() / "block");
+    std::filesystem::create_directory_symlink("../../etc", dir_.path() / "block/x");
     std::string r;
-    EXPECT_EQ(Sysfs(dir_).resolveLink("block/x", r), -EXDEV);
+    EXPECT_EQ(Sysfs(dir_.str()).resolveLink("block/x", r), -EXDEV);
 }

@@ -2,10 +2,9 @@
 #include "mpath/sysfs_tree_builder.h"
 #include "mpath/sysfs_udev_properties.h"
 #include "mpath/table_planner.h"
+#include "temp_dir.h"
 
-#include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 using namespace mpath;
 
@@ -13,13 +12,7 @@ namespace {
 
 class TablePlannerTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("planner-" + std::to_string(getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        tree_ = std::make_unique<SysfsTreeBuilder>(dir_.string());
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
+    void SetUp() override { tree_ = std::make_unique<SysfsTreeBuilder>(dir_.str()); }
 
     void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
                  const std::string &accessState = "") {
@@ -76,7 +69,7 @@ protected:
         return TablePlanner::plan(cfg.config, Sysfs(tree_->sysfsRoot()), udev, opts);
     }
 
-    std::filesystem::path dir_;
+    mpath_test::TempDir dir_{"mpath-planner"};
     std::unique_ptr<SysfsTreeBuilder> tree_;
 };
 

@@ -1,4 +1,5 @@
 #include "mpath/wwids_file.h"
+#include "temp_dir.h"
 
 #include <cerrno>
 #include <filesystem>
@@ -25,14 +26,6 @@ const char *kMultipathToolsFile = R"(# Multipath wwids, Version : 1.0
 
 class WwidsFileTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        char tmpl[] = "/tmp/mpath-wwids-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        path_ = dir_ + "/etc/multipath/wwids";
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     void write(const std::string &text) {
         fs::create_directories(fs::path(path_).parent_path());
         std::ofstream(path_) << text;
@@ -44,8 +37,8 @@ protected:
         return ss.str();
     }
 
-    std::string dir_;
-    std::string path_;
+    mpath_test::TempDir dir_{"mpath-wwids"};
+    std::string path_ = dir_.file("etc/multipath/wwids");
 };
 
 } // namespace
