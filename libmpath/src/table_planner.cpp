@@ -172,7 +172,7 @@ Plan TablePlanner::plan(const Config &config, const Sysfs &sysfs, const UdevProp
                     name = alias;
         pm.map.alias = name.empty() ? pm.map.wwid : name;
 
-        TableSettings::apply(eff, globals.dmTarget.value, pm.map);
+        TableSettings::apply(eff, globals.dmTarget.value, pm.map, &pm.notes);
         chooseHandler(eff, pm.map);
         std::string why;
         if (Table::buildLine(pm.map, pm.table, &why) < 0) {

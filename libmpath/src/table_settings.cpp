@@ -1,8 +1,6 @@
 #include "mpath/table_settings.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <limits>
 
 namespace mpath {
 
@@ -20,11 +18,32 @@ void dropFeature(std::vector<std::string> &features, const std::string &name, si
     }
 }
 
-/// rr_weight priorities: a path repeats \p repeat times its priority, as
-/// many as the kernel reads into an unsigned int at most.
-unsigned weightedRepeat(unsigned repeat, int priority) {
-    const uint64_t r = uint64_t{repeat} * static_cast<uint64_t>(priority);
-    return static_cast<unsigned>(std::min<uint64_t>(r, std::numeric_limits<unsigned>::max()));
+/// The per-path arguments a selector keeps and prints back for a repeat
+/// count. The kernel's selectors (stock and lmpath) warn that a repeat
+/// count above 1 is deprecated and keep 1; service-time prints its
+/// relative throughput too (1 unless given), historical-service-time
+/// prints 0. Others (io-affinity's CPU mask) are passed as given.
+std::vector<std::string> keptPathArgs(const std::string &selector, unsigned repeat) {
+    const std::string kept = std::to_string(std::min(repeat, 1u));
+    if (selector == "round-robin" || selector == "queue-length")
+        return {kept};
+    if (selector == "service-time")
+        return {kept, "1"};
+    if (selector == "historical-service-time")
+        return {"0"};
+    return {std::to_string(repeat)};
+}
+
+/// The selector arguments the selector prints back: historical-service-time
+/// prints its base weight and threshold multiplier, 972 and 0 unless given.
+std::vector<std::string> keptSelectorArgs(const std::string &selector,
+                                          std::vector<std::string> args) {
+    if (selector == "historical-service-time" && args.size() < 2) {
+        if (args.empty())
+            args.push_back("972");
+        args.push_back("0");
+    }
+    return args;
 }
 
 } // namespace
@@ -33,7 +52,8 @@ const char *TableSettings::targetName(DmTarget target) {
     return target == DmTarget::Multipath ? "multipath" : "lmpath";
 }
 
-void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map) {
+void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map,
+                          std::vector<std::string> *notes) {
     map.target = targetName(target);
 
     std::vector<std::string> f = s.features.value;
@@ -79,20 +99,21 @@ void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map)
         map.hwHandler.empty() ? std::vector<std::string>{} : s.hardwareHandler.value.args;
 
     const unsigned repeat = bio ? s.rrMinIo.value : s.rrMinIoRq.value;
-    const bool weighted = s.rrWeight.value == RrWeight::Priorities;
+    const std::vector<std::string> pathArgs = keptPathArgs(s.pathSelector.value.name, repeat);
+    if (notes && pathArgs.size() >= 1 && pathArgs[0] != std::to_string(repeat) &&
+        s.pathSelector.value.name != "historical-service-time")
+        notes->push_back(std::string(bio ? "rr_min_io " : "rr_min_io_rq ") +
+                         std::to_string(repeat) + " is written as " + pathArgs[0] +
+                         ": the kernel's selectors keep no repeat count above 1");
+    if (notes && s.rrWeight.value == RrWeight::Priorities)
+        notes->push_back("rr_weight priorities has no effect: the kernel's selectors keep no "
+                         "repeat count above 1");
     for (auto &g : map.groups) {
         g.selector = s.pathSelector.value.name;
-        g.selectorArgs = s.pathSelector.value.args;
-        g.pathArgs = {std::to_string(repeat)};
-        for (auto &p : g.paths) {
+        g.selectorArgs = keptSelectorArgs(g.selector, s.pathSelector.value.args);
+        g.pathArgs = pathArgs;
+        for (auto &p : g.paths)
             p.pathArgs.clear();
-            if (!weighted || p.priority <= 0)
-                continue;
-            // A count equal to the group's stays implicit, the form
-            // Table::parse() gives a table read back.
-            if (const unsigned own = weightedRepeat(repeat, p.priority); own != repeat)
-                p.pathArgs = {std::to_string(own)};
-        }
     }
     map.initialGroup = map.groups.empty() ? 0 : 1;
 }

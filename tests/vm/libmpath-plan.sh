@@ -117,3 +117,34 @@ for t in "${tables[@]}"; do
 	done
 	i=$((i + 1))
 done
+
+# Every selector, with repeat counts the kernel would not keep: the kernel
+# still reads each planned table back as planned (Debian builds no
+# dm-historical-service-time, so that one runs on lmpath only).
+modprobe dm-queue-length && modprobe dm-service-time || die "cannot load the selectors"
+for sel in "service-time 0" "queue-length 0" "round-robin 0" "historical-service-time 0"; do
+	printf 'defaults {\n\tfind_multipaths on\n\tpath_selector "%s"\n\trr_min_io_rq 4\n\tdm_target multipath\n}\n' \
+		"$sel" > /tmp/sel.conf
+	mpathctl plan --config /tmp/sel.conf > "$RESULTS/plan-${sel%% *}.txt" ||
+		die "mpathctl plan failed for $sel"
+	grep -q "^note: rr_min_io_rq 4 is written as 1" "$RESULTS/plan-${sel%% *}.txt" ||
+		[ "${sel%% *}" = historical-service-time ] ||
+		die "no note on rr_min_io_rq 4 for $sel: $(cat "$RESULTS/plan-${sel%% *}.txt")"
+	mapfile -t tables < <(sed -n 's/^table: //p' "$RESULTS/plan-${sel%% *}.txt")
+	[ ${#tables[@]} -ge 3 ] || die "expected 3 maps with $sel, got ${#tables[@]}"
+	i=0
+	for t in "${tables[@]}"; do
+		for target in multipath lmpath; do
+			[ $target = multipath ] && [ "${sel%% *}" = historical-service-time ] && continue
+			line=${t/ multipath / $target }
+			name="sel$i-$target"
+			dmsetup create "$name" --table "$line" || die "dmsetup create refused the planned table: $line"
+			live=$(dmsetup table "$name" | sed 's/ *$//')
+			udevadm settle
+			dmsetup remove --retry "$name" || die "cannot remove $name"
+			[ "$live" = "$line" ] || die "$name ($sel): the kernel reports '$live', the plan said '$line'"
+		done
+		i=$((i + 1))
+	done
+	result "tables_read_back_${sel%% *}" yes
+done

@@ -3,6 +3,9 @@
 #include "mpath/config.h"
 #include "mpath/map.h"
 
+#include <string>
+#include <vector>
+
 namespace mpath {
 
 /// Turns effective configuration into the table-level fields of a Map,
@@ -17,11 +20,16 @@ public:
     ///   when no_path_retry queues (queue or N retries) and removed when it
     ///   fails; pg_init_retries N, pg_init_delay_msecs N, queue_mode bio
     ///   appended when set;
-    /// - per-path argument: the repeat count, rr_min_io for bio-based maps,
-    ///   rr_min_io_rq otherwise; with rr_weight priorities, a path whose
-    ///   priority is above 0 gets that count times its priority (in
-    ///   Path::pathArgs), as multipath-tools does.
-    static void apply(const EffectiveSettings &settings, DmTarget target, Map &map);
+    /// - per-path arguments: what the selector keeps and prints back, so
+    ///   that the kernel reads the table back as built: the repeat count
+    ///   (rr_min_io for bio-based maps, rr_min_io_rq otherwise) capped at
+    ///   1, which is all the kernel's selectors keep; service-time adds
+    ///   its relative throughput 1, historical-service-time takes 0 (and
+    ///   its selector arguments get their defaults, 972 and 0, filled). A
+    ///   count above 1, and rr_weight priorities (which multipath-tools
+    ///   writes as counts above 1), are reported in \p notes when given.
+    static void apply(const EffectiveSettings &settings, DmTarget target, Map &map,
+                      std::vector<std::string> *notes = nullptr);
 
     /// "lmpath" or "multipath".
     static const char *targetName(DmTarget target);

@@ -176,14 +176,20 @@ TEST_F(TablePlannerTest, BlacklistExceptionsTakeBackALunAProductBlacklistNames) 
     EXPECT_EQ(p.maps[0].map.wwid, "36001405cccc");
 }
 
-TEST_F(TablePlannerTest, RrWeightPrioritiesWeighsEachPathsRepeatCountInTheTable) {
+TEST_F(TablePlannerTest, RepeatCountsTheKernelWouldNotKeepAreCappedWithANote) {
     addDisk("sdb", 16, 1, "36001405aaaa", "active/optimized");
     addDisk("sdc", 32, 2, "36001405aaaa", "active/non-optimized");
     Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n prio sysfs\n "
                   "path_selector \"round-robin 0\"\n rr_weight priorities\n rr_min_io_rq 2\n "
                   "dm_target multipath\n}\n");
     ASSERT_EQ(p.maps.size(), 1u);
-    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 100 8:32 20");
+    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    EXPECT_EQ(p.maps[0].notes,
+              (std::vector<std::string>{
+                  "rr_min_io_rq 2 is written as 1: the kernel's selectors keep no repeat count "
+                  "above 1",
+                  "rr_weight priorities has no effect: the kernel's selectors keep no repeat count "
+                  "above 1"}));
 }
 
 TEST_F(TablePlannerTest, DetectPrioAndCheckerChooseSysfsAndTurForAnAluaDevice) {

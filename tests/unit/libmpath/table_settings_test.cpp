@@ -77,48 +77,70 @@ TEST(TableSettings, FeaturesAloneStillQueueWhenNoPathRetryIsUnset) {
 
 TEST(TableSettings, PgInitAndBioQueueModeBecomeFeatureWords) {
     Map m = twoGroups();
+    std::vector<std::string> notes;
     TableSettings::apply(settingsFrom("defaults {\n pg_init_retries 5\n pg_init_delay_msecs 200\n "
                                       "queue_mode bio\n rr_min_io 100\n}\n"),
-                         DmTarget::Lmpath, m);
+                         DmTarget::Lmpath, m, &notes);
     EXPECT_EQ(m.features, (std::vector<std::string>{"pg_init_retries", "5", "pg_init_delay_msecs",
                                                     "200", "queue_mode", "bio"}));
-    EXPECT_EQ(m.groups[0].pathArgs, std::vector<std::string>{"100"})
-        << "bio-based maps repeat rr_min_io times";
+    EXPECT_EQ(m.groups[0].pathArgs, (std::vector<std::string>{"1", "1"}))
+        << "service-time keeps repeat count 1 and relative throughput 1";
+    EXPECT_EQ(notes, std::vector<std::string>{"rr_min_io 100 is written as 1: the kernel's "
+                                              "selectors keep no repeat count above 1"});
+}
+
+TEST(TableSettings, PerPathArgumentsAreWhatEachSelectorPrintsBack) {
+    // The forms the kernel prints in its table (tests/fixtures/dm): a map
+    // built this way reads back as built.
+    const std::pair<const char *, const char *> cases[] = {
+        {"round-robin 0", "round-robin 0 2 1 8:16 1 8:32 1"},
+        {"queue-length 0", "queue-length 0 2 1 8:16 1 8:32 1"},
+        {"service-time 0", "service-time 0 2 2 8:16 1 1 8:32 1 1"},
+        {"historical-service-time 0", "historical-service-time 2 972 0 2 1 8:16 0 8:32 0"},
+        {"historical-service-time 1 900", "historical-service-time 2 900 0 2 1 8:16 0 8:32 0"},
+    };
+    for (const auto &[selector, expected] : cases) {
+        Map m = oneGroup({1, 1});
+        std::vector<std::string> notes;
+        TableSettings::apply(
+            settingsFrom(
+                (std::string("defaults {\n path_selector \"") + selector + "\"\n}\n").c_str()),
+            DmTarget::Multipath, m, &notes);
+        EXPECT_EQ(lineOf(m), std::string("0 100 multipath 0 0 1 1 ") + expected);
+        EXPECT_TRUE(notes.empty()) << selector;
+    }
 }
 
 TEST(TableSettings, SelectorHandlerAndRepeatCountReachEveryGroup) {
     Map m = twoGroups();
+    std::vector<std::string> notes;
     TableSettings::apply(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
                                       "hardware_handler \"1 alua\"\n rr_min_io_rq 3\n}\n"),
-                         DmTarget::Lmpath, m);
+                         DmTarget::Lmpath, m, &notes);
     std::string line, why;
     ASSERT_EQ(Table::buildLine(m, line, &why), 0) << why;
-    EXPECT_EQ(line, "0 100 lmpath 0 1 alua 2 1 round-robin 0 1 1 8:16 3 round-robin 0 1 1 8:32 3");
+    EXPECT_EQ(line, "0 100 lmpath 0 1 alua 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1");
+    EXPECT_EQ(notes, std::vector<std::string>{"rr_min_io_rq 3 is written as 1: the kernel's "
+                                              "selectors keep no repeat count above 1"});
 }
 
-TEST(TableSettings, RrWeightPrioritiesMultipliesTheRepeatCountByEachPathsPriority) {
+TEST(TableSettings, RrWeightPrioritiesIsReportedToHaveNoEffect) {
+    // multipath-tools writes rr_min_io_rq times the priority; the kernel
+    // keeps 1 of it, so the table says 1 and the notes say why.
     Map m = oneGroup({50, 0, -1, 1});
+    std::vector<std::string> notes;
     TableSettings::apply(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
-                                      "rr_weight priorities\n rr_min_io_rq 2\n}\n"),
-                         DmTarget::Multipath, m);
-    EXPECT_EQ(lineOf(m), "0 100 multipath 0 0 1 1 round-robin 0 4 1 8:16 100 8:32 2 8:48 2 8:64 2")
-        << "paths without a priority above 0 keep rr_min_io_rq";
+                                      "rr_weight priorities\n}\n"),
+                         DmTarget::Multipath, m, &notes);
+    EXPECT_EQ(lineOf(m), "0 100 multipath 0 0 1 1 round-robin 0 4 1 8:16 1 8:32 1 8:48 1 8:64 1");
+    EXPECT_EQ(notes, std::vector<std::string>{"rr_weight priorities has no effect: the kernel's "
+                                              "selectors keep no repeat count above 1"});
 }
 
-TEST(TableSettings, RrWeightPrioritiesWeighsRrMinIoInBioBasedMaps) {
-    Map m = oneGroup({10, 1});
-    TableSettings::apply(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
-                                      "rr_weight priorities\n queue_mode bio\n rr_min_io 3\n "
-                                      "rr_min_io_rq 7\n}\n"),
-                         DmTarget::Lmpath, m);
-    EXPECT_EQ(lineOf(m), "0 100 lmpath 2 queue_mode bio 0 1 1 round-robin 0 2 1 8:16 30 8:32 3");
-}
-
-TEST(TableSettings, RrWeightUniformGivesEveryPathTheSameRepeatCount) {
+TEST(TableSettings, StalePerPathArgumentsAreCleared) {
     Map m = oneGroup({50, 10});
     m.groups[0].paths[0].pathArgs = {"500"};
-    TableSettings::apply(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
-                                      "rr_weight uniform\n rr_min_io_rq 4\n}\n"),
+    TableSettings::apply(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n}\n"),
                          DmTarget::Lmpath, m);
-    EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 round-robin 0 2 1 8:16 4 8:32 4");
+    EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
