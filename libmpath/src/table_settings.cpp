@@ -1,6 +1,8 @@
 #include "mpath/table_settings.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 
 namespace mpath {
 
@@ -56,15 +58,31 @@ void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map,
                           std::vector<std::string> *notes) {
     map.target = targetName(target);
 
-    std::vector<std::string> f = s.features.value;
     // Settings that have their own keyword win over the same words in
-    // "features", as in multipath-tools.
-    dropFeature(f, "queue_if_no_path", 0);
-    dropFeature(f, "pg_init_retries", 1);
-    dropFeature(f, "pg_init_delay_msecs", 1);
-    dropFeature(f, "queue_mode", 1);
-    const bool configuredQueueing = std::find(s.features.value.begin(), s.features.value.end(),
-                                              "queue_if_no_path") != s.features.value.end();
+    // "features", as in multipath-tools; the words stand when the keyword
+    // is not set.
+    const std::vector<std::string> &configured = s.features.value;
+    auto featureValue = [&](const std::string &name) -> std::optional<unsigned> {
+        for (size_t i = 0; i + 1 < configured.size(); ++i) {
+            unsigned v = 0;
+            const std::string &w = configured[i + 1];
+            if (configured[i] == name &&
+                std::from_chars(w.data(), w.data() + w.size(), v).ptr == w.data() + w.size())
+                return v;
+        }
+        return std::nullopt;
+    };
+    const bool configuredQueueing =
+        std::find(configured.begin(), configured.end(), "queue_if_no_path") != configured.end();
+    const bool configuredRetain = std::find(configured.begin(), configured.end(),
+                                            "retain_attached_hw_handler") != configured.end();
+    std::vector<std::string> rest = configured;
+    dropFeature(rest, "queue_if_no_path", 0);
+    dropFeature(rest, "pg_init_retries", 1);
+    dropFeature(rest, "pg_init_delay_msecs", 1);
+    dropFeature(rest, "retain_attached_hw_handler", 0);
+    dropFeature(rest, "queue_mode", 1);
+
     bool queueing = false;
     switch (s.noPathRetry.value.kind) {
     case NoPathRetry::Kind::Queue:
@@ -77,21 +95,36 @@ void TableSettings::apply(const EffectiveSettings &s, DmTarget target, Map &map,
         queueing = configuredQueueing && s.noPathRetry.origin == Origin::Builtin;
         break;
     }
-    if (queueing)
-        f.insert(f.begin(), "queue_if_no_path");
-    if (s.pgInitRetries.value > 0) {
-        f.push_back("pg_init_retries");
-        f.push_back(std::to_string(s.pgInitRetries.value));
-    }
-    if (!s.pgInitDelayMsecs.value.off) {
-        f.push_back("pg_init_delay_msecs");
-        f.push_back(std::to_string(s.pgInitDelayMsecs.value.value));
-    }
+    unsigned retries = s.pgInitRetries.value;
+    if (s.pgInitRetries.origin == Origin::Builtin)
+        retries = featureValue("pg_init_retries").value_or(retries);
+    std::optional<unsigned> delay;
+    if (!s.pgInitDelayMsecs.value.off)
+        delay = s.pgInitDelayMsecs.value.value;
+    else if (s.pgInitDelayMsecs.origin == Origin::Builtin)
+        delay = featureValue("pg_init_delay_msecs");
     const bool bio = s.queueMode.value == QueueMode::Bio;
+
+    // In the order the kernel prints them, so that the table reads back as
+    // built; a bio-based map always keeps the attached handler and says so.
+    std::vector<std::string> f;
+    if (queueing)
+        f.push_back("queue_if_no_path");
+    if (retries > 0) {
+        f.push_back("pg_init_retries");
+        f.push_back(std::to_string(retries));
+    }
+    if (delay) {
+        f.push_back("pg_init_delay_msecs");
+        f.push_back(std::to_string(*delay));
+    }
+    if (configuredRetain || bio)
+        f.push_back("retain_attached_hw_handler");
     if (bio) {
         f.push_back("queue_mode");
         f.push_back("bio");
     }
+    f.insert(f.end(), rest.begin(), rest.end());
     map.features = std::move(f);
 
     map.hwHandler = s.hardwareHandler.value.name;

@@ -118,33 +118,52 @@ for t in "${tables[@]}"; do
 	i=$((i + 1))
 done
 
-# Every selector, with repeat counts the kernel would not keep: the kernel
-# still reads each planned table back as planned (Debian builds no
-# dm-historical-service-time, so that one runs on lmpath only).
+# Every selector, with repeat counts the kernel would not keep, and
+# features given in another order than the kernel prints them, in request
+# and bio mode: the kernel still reads each planned table back as planned
+# (Debian builds no dm-historical-service-time: that one runs on lmpath
+# only).
 modprobe dm-queue-length && modprobe dm-service-time || die "cannot load the selectors"
-for sel in "service-time 0" "queue-length 0" "round-robin 0" "historical-service-time 0"; do
-	printf 'defaults {\n\tfind_multipaths on\n\tpath_selector "%s"\n\trr_min_io_rq 4\n\tdm_target multipath\n}\n' \
-		"$sel" > /tmp/sel.conf
-	mpathctl plan --config /tmp/sel.conf > "$RESULTS/plan-${sel%% *}.txt" ||
-		die "mpathctl plan failed for $sel"
-	grep -q "^note: rr_min_io_rq 4 is written as 1" "$RESULTS/plan-${sel%% *}.txt" ||
-		[ "${sel%% *}" = historical-service-time ] ||
-		die "no note on rr_min_io_rq 4 for $sel: $(cat "$RESULTS/plan-${sel%% *}.txt")"
-	mapfile -t tables < <(sed -n 's/^table: //p' "$RESULTS/plan-${sel%% *}.txt")
-	[ ${#tables[@]} -ge 3 ] || die "expected 3 maps with $sel, got ${#tables[@]}"
+variants=(
+	'path_selector "service-time 0"|rr_min_io_rq 4'
+	'path_selector "queue-length 0"|rr_min_io_rq 4'
+	'path_selector "round-robin 0"|rr_min_io_rq 4'
+	'path_selector "historical-service-time 0"'
+	'features "3 retain_attached_hw_handler pg_init_delay_msecs 100"|pg_init_retries 3|no_path_retry queue'
+	'queue_mode bio|no_path_retry queue|rr_min_io 1000'
+)
+v=0
+mkdir -p /tmp/variant
+for variant in "${variants[@]}"; do
+	v=$((v + 1))
+	{
+		printf 'defaults {\n\tfind_multipaths on\n\tdm_target multipath\n'
+		tr '|' '\n' <<<"$variant" | sed 's/^/\t/'
+		printf '}\n'
+	} > /tmp/variant/mpathd.conf
+	mpathctl plan --config /tmp/variant/mpathd.conf > "$RESULTS/plan-variant$v.txt" ||
+		die "mpathctl plan failed for $variant"
+	case $variant in *rr_min_io*)
+		grep -q "^note: rr_min_io\(_rq\)\? [0-9]* is written as 1" "$RESULTS/plan-variant$v.txt" ||
+			die "no note on the capped repeat count for $variant: $(cat "$RESULTS/plan-variant$v.txt")" ;;
+	esac
+	mapfile -t tables < <(sed -n 's/^table: //p' "$RESULTS/plan-variant$v.txt")
+	[ ${#tables[@]} -ge 3 ] || die "expected 3 maps for $variant, got ${#tables[@]}"
+	printf '%s\n' "${tables[@]}" | grep -qv ' multipath ' &&
+		die "a table for $variant is not for the multipath target: $(cat "$RESULTS/plan-variant$v.txt")"
 	i=0
 	for t in "${tables[@]}"; do
 		for target in multipath lmpath; do
-			[ $target = multipath ] && [ "${sel%% *}" = historical-service-time ] && continue
+			[ $target = multipath ] && [[ $variant == *historical-service-time* ]] && continue
 			line=${t/ multipath / $target }
-			name="sel$i-$target"
+			name="var$v-$i-$target"
 			dmsetup create "$name" --table "$line" || die "dmsetup create refused the planned table: $line"
 			live=$(dmsetup table "$name" | sed 's/ *$//')
 			udevadm settle
 			dmsetup remove --retry "$name" || die "cannot remove $name"
-			[ "$live" = "$line" ] || die "$name ($sel): the kernel reports '$live', the plan said '$line'"
+			[ "$live" = "$line" ] || die "$name ($variant): the kernel reports '$live', the plan said '$line'"
 		done
 		i=$((i + 1))
 	done
-	result "tables_read_back_${sel%% *}" yes
+	result "variant${v}_reads_back" yes
 done

@@ -81,12 +81,39 @@ TEST(TableSettings, PgInitAndBioQueueModeBecomeFeatureWords) {
     TableSettings::apply(settingsFrom("defaults {\n pg_init_retries 5\n pg_init_delay_msecs 200\n "
                                       "queue_mode bio\n rr_min_io 100\n}\n"),
                          DmTarget::Lmpath, m, &notes);
-    EXPECT_EQ(m.features, (std::vector<std::string>{"pg_init_retries", "5", "pg_init_delay_msecs",
-                                                    "200", "queue_mode", "bio"}));
+    EXPECT_EQ(m.features,
+              (std::vector<std::string>{"pg_init_retries", "5", "pg_init_delay_msecs", "200",
+                                        "retain_attached_hw_handler", "queue_mode", "bio"}))
+        << "a bio-based map keeps the attached handler, and the kernel prints that it does";
     EXPECT_EQ(m.groups[0].pathArgs, (std::vector<std::string>{"1", "1"}))
         << "service-time keeps repeat count 1 and relative throughput 1";
     EXPECT_EQ(notes, std::vector<std::string>{"rr_min_io 100 is written as 1: the kernel's "
                                               "selectors keep no repeat count above 1"});
+}
+
+TEST(TableSettings, FeaturesComeInTheOrderTheKernelPrintsThem) {
+    // As tests/fixtures/dm/*/all-features.table: the kernel's order, not
+    // the configuration's.
+    Map m = twoGroups();
+    TableSettings::apply(settingsFrom("defaults {\n features \"3 retain_attached_hw_handler "
+                                      "pg_init_delay_msecs 100\"\n pg_init_retries 3\n "
+                                      "no_path_retry queue\n}\n"),
+                         DmTarget::Multipath, m);
+    EXPECT_EQ(m.features, (std::vector<std::string>{"queue_if_no_path", "pg_init_retries", "3",
+                                                    "pg_init_delay_msecs", "100",
+                                                    "retain_attached_hw_handler"}));
+}
+
+TEST(TableSettings, PgInitWordsInFeaturesStandWithoutTheirKeywords) {
+    Map m = twoGroups();
+    TableSettings::apply(settingsFrom("defaults {\n features \"2 pg_init_retries 50\"\n}\n"),
+                         DmTarget::Multipath, m);
+    EXPECT_EQ(m.features, (std::vector<std::string>{"pg_init_retries", "50"}));
+    TableSettings::apply(settingsFrom("defaults {\n features \"2 pg_init_retries 50\"\n "
+                                      "pg_init_retries 7\n}\n"),
+                         DmTarget::Multipath, m);
+    EXPECT_EQ(m.features, (std::vector<std::string>{"pg_init_retries", "7"}))
+        << "the keyword wins over the same word in features";
 }
 
 TEST(TableSettings, PerPathArgumentsAreWhatEachSelectorPrintsBack) {
