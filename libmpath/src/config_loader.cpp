@@ -24,6 +24,16 @@ bool isRegularFile(const std::string &path) {
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// Whether \p path may be there: true when it exists as a regular file, or
+// when stat cannot tell (a folder on the way cannot be searched), so that
+// reading it reports why instead of the file passing for absent.
+bool mayBeThere(const std::string &path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0)
+        return S_ISREG(st.st_mode);
+    return errno != ENOENT && errno != ENOTDIR;
+}
+
 // \return 0 or -errno
 int readFile(const std::string &path, std::string &out) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -72,24 +82,32 @@ std::string ConfigLoader::underRoot(const std::string &absolute) const {
     return root_ + absolute;
 }
 
+std::string ConfigLoader::confdDirectory(const Config &config) const {
+    if (config.globals.configDir)
+        return underRoot(*config.globals.configDir);
+    return underRoot(config.ownFile ? kOwnConfd : kCompatConfd);
+}
+
 std::string ConfigLoader::mainFile() const {
-    if (isRegularFile(underRoot(kOwnFile)))
+    if (mayBeThere(underRoot(kOwnFile)))
         return underRoot(kOwnFile);
-    if (isRegularFile(underRoot(kCompatFile)))
+    if (mayBeThere(underRoot(kCompatFile)))
         return underRoot(kCompatFile);
     return {};
 }
 
-std::vector<std::string> ConfigLoader::confdFiles(const Config &config) const {
-    std::string dir;
-    if (config.globals.configDir)
-        dir = underRoot(*config.globals.configDir);
-    else
-        dir = underRoot(config.ownFile ? kOwnConfd : kCompatConfd);
+std::vector<std::string> ConfigLoader::confdFiles(const Config &config, int *error) const {
+    const std::string dir = confdDirectory(config);
     std::vector<std::string> names;
+    if (error)
+        *error = 0;
     DIR *d = opendir(dir.c_str());
-    if (!d)
+    if (!d) {
+        // No conf.d is no error; one that cannot be read is.
+        if (error && errno != ENOENT && errno != ENOTDIR)
+            *error = -errno;
         return {};
+    }
     while (struct dirent *e = readdir(d)) {
         std::string name = e->d_name;
         if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".conf") != 0)
@@ -113,8 +131,12 @@ ConfigResult ConfigLoader::load() const {
         readInto(main, r);
     // A conf.d file may not move conf.d: only the main file's config_dir
     // counts, as in multipath-tools.
-    for (const auto &f : confdFiles(r.config))
+    int error = 0;
+    for (const auto &f : confdFiles(r.config, &error))
         readInto(f, r);
+    if (error < 0)
+        r.diagnostics.push_back({confdDirectory(r.config), 0, Diagnostic::Severity::Error,
+                                 std::string("cannot read the folder: ") + std::strerror(-error)});
     ConfigParser::checkConsistency(r.config, r.diagnostics);
     return r;
 }

@@ -24,12 +24,18 @@ public:
     /// Read the files. Unreadable files are errors in the diagnostics.
     ConfigResult load() const;
 
-    /// The main file that load() reads, or "" when there is none.
+    /// The main file that load() reads, or "" when there is none. A file
+    /// whose presence cannot be told (a folder on the way that cannot be
+    /// searched) is named, so that load() reports why it cannot read it.
     std::string mainFile() const;
 
+    /// The conf.d folder for \a config's main file.
+    std::string confdDirectory(const Config &config) const;
+
     /// The conf.d files load() would read after \a config's main file, in
-    /// order.
-    std::vector<std::string> confdFiles(const Config &config) const;
+    /// order. \a error, when given, is set to -errno when the folder exists
+    /// but cannot be read, else 0.
+    std::vector<std::string> confdFiles(const Config &config, int *error = nullptr) const;
 
     /// \a absolute (a path from the configuration, such as bindings_file)
     /// under the root directory, so state files of a test root stay in it.

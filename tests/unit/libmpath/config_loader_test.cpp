@@ -1,6 +1,8 @@
 #include "mpath/config_loader.h"
 #include "temp_dir.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -19,6 +21,20 @@ protected:
         fs::path p = root_.path() / rel;
         fs::create_directories(p.parent_path());
         std::ofstream(p) << text;
+    }
+
+    /// load() as a user other than root, who reads files whatever their
+    /// mode: as nobody when the tests run as root.
+    ConfigResult loadAsNobody() {
+        const bool root = geteuid() == 0;
+        if (root && seteuid(65534) != 0) {
+            ADD_FAILURE() << "cannot become nobody: " << std::strerror(errno);
+            return {};
+        }
+        ConfigResult r = ConfigLoader(root_.str()).load();
+        if (root && seteuid(0) != 0)
+            ADD_FAILURE() << "cannot become root again: " << std::strerror(errno);
+        return r;
     }
 
     mpath_test::TempDir root_{"mpath-config"};
@@ -127,14 +143,40 @@ TEST_F(ConfigLoaderTest, DiagnosticsNameTheFileTheyComeFrom) {
 }
 
 TEST_F(ConfigLoaderTest, ReportsAnUnreadableFile) {
-    if (geteuid() == 0)
-        GTEST_SKIP() << "root reads files regardless of their mode";
     write("etc/multipath.conf", "defaults {\n}\n");
+    chmod(root_.str().c_str(), 0755);
     chmod(root_.file("etc/multipath.conf").c_str(), 0);
-    ConfigResult r = ConfigLoader(root_.str()).load();
+    ConfigResult r = loadAsNobody();
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].toString(),
               root_.str() + "/etc/multipath.conf: cannot read: Permission denied");
+    EXPECT_TRUE(r.hasErrors());
+}
+
+TEST_F(ConfigLoaderTest, AFolderThatCannotBeSearchedIsAnErrorNotAnAbsentFile) {
+    // Falling back to built-in defaults here would drop the admin's
+    // configuration without a word.
+    write("etc/multipath.conf", "defaults {\n}\n");
+    chmod(root_.str().c_str(), 0755);
+    chmod(root_.file("etc").c_str(), 0);
+    ConfigResult r = loadAsNobody();
+    chmod(root_.file("etc").c_str(), 0755);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              root_.str() + "/etc/mpathd/mpathd.conf: cannot read: Permission denied");
+    EXPECT_TRUE(r.hasErrors());
+}
+
+TEST_F(ConfigLoaderTest, AConfdFolderThatCannotBeReadIsAnError) {
+    write("etc/multipath.conf", "defaults {\n}\n");
+    write("etc/multipath/conf.d/a.conf", "defaults {\n}\n");
+    chmod(root_.str().c_str(), 0755);
+    chmod(root_.file("etc/multipath/conf.d").c_str(), 0);
+    ConfigResult r = loadAsNobody();
+    chmod(root_.file("etc/multipath/conf.d").c_str(), 0755);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              root_.str() + "/etc/multipath/conf.d: cannot read the folder: Permission denied");
     EXPECT_TRUE(r.hasErrors());
 }
 
