@@ -20,25 +20,31 @@ constexpr uint32_t kReplyLength = 4096;
 AluaPrioritizer::AluaPrioritizer(PrioritizerContext context, bool exclusivePreferred)
     : context_(std::move(context)), exclusivePreferred_(exclusivePreferred) {}
 
-int AluaPrioritizer::targetPortGroup(const Path &path) const {
-    if (path.ids.targetPortGroup >= 0)
-        return path.ids.targetPortGroup;
+// A binary attribute of the path's SCSI device in sysfs.
+int AluaPrioritizer::readDeviceAttribute(const Path &path, const std::string &name,
+                                         std::vector<uint8_t> &data) const {
     std::string device;
     if (int r = context_.sysfs.resolve("block/" + path.kernelName + "/device", device); r < 0)
         return r;
+    return context_.sysfs.readBinary(device + "/" + name, data);
+}
+
+int AluaPrioritizer::targetPortGroup(const Path &path) const {
+    if (path.ids.targetPortGroup >= 0)
+        return path.ids.targetPortGroup;
     std::vector<uint8_t> page;
-    if (int r = context_.sysfs.readBinary(device + "/vpd_pg83", page); r < 0)
+    if (int r = readDeviceAttribute(path, "vpd_pg83", page); r < 0)
         return r;
     return Vpd::targetPortGroupFromPage83(page);
 }
 
-// The TPGS field of the standard INQUIRY data the kernel keeps in sysfs.
+// The TPGS field of the standard INQUIRY data the kernel keeps in sysfs,
+// as discovery found it or read now.
 int AluaPrioritizer::targetPortGroupSupport(const Path &path) const {
-    std::string device;
-    if (int r = context_.sysfs.resolve("block/" + path.kernelName + "/device", device); r < 0)
-        return r;
+    if (path.tpgs >= 0)
+        return path.tpgs;
     std::vector<uint8_t> inquiry;
-    if (int r = context_.sysfs.readBinary(device + "/inquiry", inquiry); r < 0)
+    if (int r = readDeviceAttribute(path, "inquiry", inquiry); r < 0)
         return r;
     return Vpd::targetPortGroupSupport(inquiry);
 }

@@ -16,6 +16,8 @@ public:
     [[nodiscard]] int priority(const Path &path) const override;
 
 private:
+    int readDeviceAttribute(const Path &path, const std::string &name,
+                            std::vector<uint8_t> &data) const;
     int targetPortGroup(const Path &path) const;
     int targetPortGroupSupport(const Path &path) const;
 

@@ -154,8 +154,8 @@ TEST(FakeDeviceMapper, RecordsChangesInOrder) {
 
 TEST(DeviceMapperLib, AnswersNotFoundForAMapThatDoesNotExist) {
     if (!DeviceMapperLib::available())
-        GTEST_SKIP() << "no /dev/mapper/control here; the adapter is proven in the VM lab "
-                        "(tests/vm/libmpath-dm-adapter.sh)";
+        GTEST_SKIP() << "no /dev/mapper/control here; this test runs in the VM lab "
+                        "(tests/vm/libmpath-fixtures.sh)";
     DeviceMapperLib dm;
     DmDevice d;
     EXPECT_EQ(dm.info("mpath-test-no-such-map-" + std::to_string(getpid()), d), -ENXIO);

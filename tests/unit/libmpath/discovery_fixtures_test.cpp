@@ -21,8 +21,9 @@ class Fixture : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
         dir_ = std::string(MPATH_FIXTURES_DIR) + "/sysfs/" + GetParam();
-        if (!std::filesystem::exists(dir_ + "/sys/block"))
-            GTEST_SKIP() << "no captured fixture at " << dir_;
+        // Captured by tests/vm/libmpath-fixtures.sh and committed.
+        ASSERT_TRUE(std::filesystem::exists(dir_ + "/sys/block"))
+            << "no captured fixture at " << dir_;
     }
 
     std::vector<Path> discoverAll(DiscoveryOptions options = {}) {
@@ -141,8 +142,7 @@ std::vector<Path> captured(const std::string &kind) {
 
 TEST(CapturedScsiDebug, PathsCarryInquiryDataAndTheirPortGroups) {
     auto paths = captured("scsi_debug");
-    if (paths.empty())
-        GTEST_SKIP() << "no scsi_debug fixture";
+    ASSERT_FALSE(paths.empty()) << "the committed scsi_debug fixture gives no paths";
     ASSERT_EQ(paths.size(), 2u);
     for (const Path &p : paths) {
         EXPECT_EQ(p.vendor, "Linux");
@@ -167,8 +167,7 @@ TEST(CapturedScsiDebug, PathsCarryInquiryDataAndTheirPortGroups) {
 
 TEST(CapturedScsiDebug, SysfsPrioritiesPutTheOptimizedPortFirst) {
     auto paths = captured("scsi_debug");
-    if (paths.empty())
-        GTEST_SKIP() << "no scsi_debug fixture";
+    ASSERT_FALSE(paths.empty()) << "the committed scsi_debug fixture gives no paths";
     PrioritizerContext c;
     c.sysfs = Sysfs(fixture("scsi_debug") + "/sys");
     auto sysfs = Prioritizer::create("sysfs", "", c);
@@ -188,8 +187,7 @@ TEST(CapturedScsiDebug, SysfsPrioritiesPutTheOptimizedPortFirst) {
 
 TEST(CapturedVirtioScsi, BothDisksShareTheConfiguredWwn) {
     auto paths = captured("virtio_scsi");
-    if (paths.empty())
-        GTEST_SKIP() << "no virtio_scsi fixture";
+    ASSERT_FALSE(paths.empty()) << "the committed virtio_scsi fixture gives no paths";
     ASSERT_EQ(paths.size(), 2u);
     for (const Path &p : paths) {
         EXPECT_EQ(p.wwid, "35000c5000a1b2c3d");
@@ -202,8 +200,7 @@ TEST(CapturedVirtioScsi, BothDisksShareTheConfiguredWwn) {
 
 TEST(CapturedNvme, NamespaceThroughTwoControllersIsOneSubsystem) {
     auto paths = captured("nvme");
-    if (paths.empty())
-        GTEST_SKIP() << "no nvme fixture";
+    ASSERT_FALSE(paths.empty()) << "the committed nvme fixture gives no paths";
     ASSERT_EQ(paths.size(), 2u);
     for (const Path &p : paths) {
         EXPECT_EQ(p.transport, Transport::Nvme);

@@ -235,6 +235,10 @@ TEST_F(PrioritizerTest, AluaDoesNotAskADeviceThatReportsNoAluaSupport) {
         return -EIO;
     };
     EXPECT_EQ(make("alua", "", c)->priority(a), -EOPNOTSUPP);
+    // What discovery found stands without the inquiry attribute.
+    Path b = scsi("sdb", "", -1, 2);
+    b.tpgs = 0;
+    EXPECT_EQ(make("alua", "", c)->priority(b), -EOPNOTSUPP);
 }
 
 TEST_F(PrioritizerTest, AluaAsksADeviceThatReportsAluaSupport) {

@@ -69,6 +69,25 @@ protected:
         return TablePlanner::plan(cfg.config, Sysfs(tree_->sysfsRoot()), udev, opts);
     }
 
+    struct AluaState {
+        int tpgs;
+        const char *dhState;
+    };
+
+    /// The planned table of one map over sdb and sdc with these ALUA
+    /// states, multibus round-robin on the stock target, plus \p extra
+    /// defaults lines.
+    std::string twoPathTable(AluaState b, AluaState c, const std::string &extra) {
+        addAluaDisk("sdb", 16, 1, "36001405aaaa", b.tpgs, "", b.dhState);
+        addAluaDisk("sdc", 32, 2, "36001405aaaa", c.tpgs, "", c.dhState);
+        Plan p = plan(("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
+                       "path_selector \"round-robin 0\"\n dm_target multipath\n" +
+                       extra + "}\n")
+                          .c_str());
+        EXPECT_EQ(p.maps.size(), 1u);
+        return p.maps.empty() ? "" : p.maps[0].table;
+    }
+
     mpath_test::TempDir dir_{"mpath-planner"};
     std::unique_ptr<SysfsTreeBuilder> tree_;
 };
@@ -227,32 +246,18 @@ TEST_F(TablePlannerTest, DetectionLeavesADeviceWithoutAluaToTheConfiguration) {
 TEST_F(TablePlannerTest, TableNamesTheHandlerTheKernelHasAttached) {
     // The kernel keeps an attached handler whatever the table says and
     // reads the table back with it: the plan must say the same.
-    addAluaDisk("sdb", 16, 1, "36001405aaaa", 0, "", "rdac");
-    addAluaDisk("sdc", 32, 2, "36001405aaaa", 0, "", "rdac");
-    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
-                  "path_selector \"round-robin 0\"\n hardware_handler \"1 emc\"\n "
-                  "dm_target multipath\n}\n");
-    ASSERT_EQ(p.maps.size(), 1u);
-    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 1 rdac 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    EXPECT_EQ(twoPathTable({0, "rdac"}, {0, "rdac"}, " hardware_handler \"1 emc\"\n"),
+              "0 2048 multipath 0 1 rdac 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
 
 TEST_F(TablePlannerTest, AluaCapablePathsWithoutAHandlerGetAlua) {
-    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "", "detached");
-    addAluaDisk("sdc", 32, 2, "36001405aaaa", 3, "", "detached");
-    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
-                  "path_selector \"round-robin 0\"\n dm_target multipath\n}\n");
-    ASSERT_EQ(p.maps.size(), 1u);
-    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 1 alua 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    EXPECT_EQ(twoPathTable({1, "detached"}, {3, "detached"}, ""),
+              "0 2048 multipath 0 1 alua 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
 
 TEST_F(TablePlannerTest, AluaHandlerIsDroppedWhenAPathHasNoAlua) {
-    addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "", "");
-    addAluaDisk("sdc", 32, 2, "36001405aaaa", 0, "", "");
-    Plan p = plan("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
-                  "path_selector \"round-robin 0\"\n hardware_handler \"1 alua\"\n "
-                  "dm_target multipath\n}\n");
-    ASSERT_EQ(p.maps.size(), 1u);
-    EXPECT_EQ(p.maps[0].table, "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    EXPECT_EQ(twoPathTable({1, ""}, {0, ""}, " hardware_handler \"1 alua\"\n"),
+              "0 2048 multipath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
 
 TEST_F(TablePlannerTest, SaysWhyAPathHasNoPriority) {
