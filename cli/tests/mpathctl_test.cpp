@@ -1,4 +1,5 @@
 #include "temp_dir.h"
+#include "test_file.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -17,12 +18,7 @@ struct Outcome {
     std::string err;
 };
 
-std::string slurp(const std::filesystem::path &p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using mpath_test::readFile;
 
 class Mpathctl : public ::testing::Test {
 protected:
@@ -40,7 +36,7 @@ protected:
             o.out.append(buf, n);
         int status = pclose(p);
         o.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        o.err = slurp(errFile);
+        o.err = readFile(errFile);
         return o;
     }
 

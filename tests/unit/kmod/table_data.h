@@ -4,7 +4,10 @@
 // "<target arguments>|<expected text>" per line, '#' comments, $P1..$P4
 // standing for path devices.
 
+#include "test_file.h"
+
 #include <fstream>
+#include <sstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,7 +38,7 @@ inline void PrintTo(const TableCase &c, std::ostream *os) {
 
 inline std::vector<TableCase> loadTableCases(const std::string &file) {
     std::vector<TableCase> cases;
-    std::ifstream in(std::string(MPATH_VM_DATA_DIR) + "/" + file);
+    std::istringstream in(mpath_test::readFile(std::string(MPATH_VM_DATA_DIR) + "/" + file));
     std::string text;
     for (int line = 1; std::getline(in, text); ++line) {
         if (text.empty() || text[0] == '#')

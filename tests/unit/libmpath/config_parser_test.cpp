@@ -1,5 +1,7 @@
 #include "mpath/config_parser.h"
 
+#include "test_file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -29,11 +31,8 @@ std::string onlyDiagnostic(const ConfigResult &r) {
 }
 
 std::string readData(const std::string &name) {
-    auto dir = std::filesystem::path(__FILE__).parent_path() / "data" / "config";
-    std::ifstream in(dir / name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return mpath_test::readFile(std::filesystem::path(__FILE__).parent_path() / "data" / "config" /
+                                name);
 }
 
 // Parses "defaults { <line> }" and returns the result.

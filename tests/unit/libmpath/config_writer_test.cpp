@@ -1,6 +1,8 @@
 #include "mpath/config_parser.h"
 #include "mpath/config_writer.h"
 
+#include "test_file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -36,11 +38,8 @@ Config withoutLocations(Config c) {
 }
 
 std::string readData(const std::string &name) {
-    auto dir = std::filesystem::path(__FILE__).parent_path() / "data" / "config";
-    std::ifstream in(dir / name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return mpath_test::readFile(std::filesystem::path(__FILE__).parent_path() / "data" / "config" /
+                                name);
 }
 
 } // namespace
@@ -79,6 +78,10 @@ TEST(ConfigWriter, QuotesOnlyWhatTheSyntaxNeeds) {
 TEST(ConfigWriter, RewriteOfAMultipathToolsFileReadsBackEqual) {
     ConfigResult first = ConfigParser::parseString(readData("multipath-tools-sample.conf"));
     ASSERT_TRUE(first.diagnostics.empty());
+    // The sample has every section; an empty text would round-trip too.
+    ASSERT_FALSE(first.config.devices.empty());
+    ASSERT_FALSE(first.config.multipaths.empty());
+    ASSERT_FALSE(first.config.blacklist.empty());
     ConfigResult second = ConfigParser::parseString(ConfigWriter::write(first.config));
     EXPECT_TRUE(second.diagnostics.empty()) << second.diagnostics[0].toString() << "\n"
                                             << ConfigWriter::write(first.config);

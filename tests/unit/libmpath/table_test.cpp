@@ -1,6 +1,8 @@
 #include "mpath/status.h"
 #include "mpath/table.h"
 
+#include "test_file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -39,12 +41,7 @@ std::string trimmed(std::string s) {
     return s;
 }
 
-std::string readFile(const std::filesystem::path &p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using mpath_test::readFile;
 
 /// Words 4.. of a dmsetup line: the target's parameters.
 std::string paramsOf(const std::string &line) {

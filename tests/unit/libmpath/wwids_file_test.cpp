@@ -1,5 +1,6 @@
 #include "mpath/wwids_file.h"
 #include "temp_dir.h"
+#include "test_file.h"
 
 #include <cerrno>
 #include <filesystem>
@@ -30,12 +31,7 @@ protected:
         fs::create_directories(fs::path(path_).parent_path());
         std::ofstream(path_) << text;
     }
-    std::string read() {
-        std::ifstream in(path_);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-    }
+    std::string read() { return mpath_test::readFile(path_); }
 
     mpath_test::TempDir dir_{"mpath-wwids"};
     std::string path_ = dir_.file("etc/multipath/wwids");
