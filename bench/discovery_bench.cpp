@@ -1,12 +1,13 @@
 // Discovery, grouping and table building for 4096 paths / 1024 maps (four
 // paths per LUN, one per SCSI host, ALUA groups alternating) from a
 // generated sysfs tree.
-#include "mpath/config_parser.h"
-#include "mpath/discovery.h"
-#include "mpath/grouping.h"
-#include "mpath/sysfs_tree_builder.h"
-#include "mpath/sysfs_udev_properties.h"
-#include "mpath/table_planner.h"
+#include "mpath/config/parser.h"
+#include "mpath/discovery/discovery.h"
+#include "mpath/discovery/udev_property_files.h"
+#include "mpath/policy/gatherer.h"
+#include "mpath/policy/grouping.h"
+#include "mpath/policy/planner.h"
+#include "mpath/testing/sysfs_tree_builder.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdio>
@@ -15,6 +16,13 @@
 #include <memory>
 
 using namespace mpath;
+using namespace mpath::discovery;
+using namespace mpath::policy;
+using config::ConfigResult;
+using config::GroupingPolicy;
+using model::Map;
+using model::Path;
+using mpath::testing::SysfsTreeBuilder;
 
 namespace {
 
@@ -73,7 +81,7 @@ private:
                     d.udev = {{"DEVNAME", "/dev/" + d.name},
                               {"ID_SERIAL", "3" + lunWwid(lun)},
                               {"ID_BUS", "scsi"}};
-                if (b.addScsiDisk(d) < 0)
+                if (!b.addScsiDisk(d))
                     std::abort();
             }
         }
@@ -90,7 +98,7 @@ const Tree &tree() {
 void discoverAll(benchmark::State &state, bool udev) {
     std::string root = tree().root(udev);
     Discovery discovery{Sysfs(root + "/sys")};
-    SysfsUdevProperties props(root + "/udev");
+    UdevPropertyFiles props(root + "/udev");
     for (auto _ : state) {
         std::vector<Path> paths = discovery.discoverAll(props);
         if (paths.size() != kMaps * kPathsPerMap)
@@ -112,7 +120,7 @@ void BM_DiscoverAllFromVpdPage83(benchmark::State &state) {
 std::vector<Path> discovered() {
     std::string root = tree().root(true);
     Discovery discovery{Sysfs(root + "/sys")};
-    std::vector<Path> paths = discovery.discoverAll(SysfsUdevProperties(root + "/udev"));
+    std::vector<Path> paths = discovery.discoverAll(UdevPropertyFiles(root + "/udev"));
     for (Path &p : paths)
         p.priority = p.ids.targetPortGroup == 1 ? 50 : 10;
     return paths;
@@ -120,8 +128,8 @@ std::vector<Path> discovered() {
 
 std::vector<Map> group(std::vector<Path> paths) {
     std::vector<Map> maps;
-    for (WwidPaths &w : Grouping::byWwid(std::move(paths)))
-        maps.push_back(Grouping::buildMap(std::move(w), GroupingPolicy::GroupByPrio));
+    for (WwidPaths &w : byWwid(std::move(paths)))
+        maps.push_back(buildMap(std::move(w), GroupingPolicy::GroupByPrio));
     return maps;
 }
 
@@ -139,7 +147,7 @@ void BM_GroupIntoMaps(benchmark::State &state) {
 void BM_DiscoverAndGroup(benchmark::State &state) {
     std::string root = tree().root(true);
     Discovery discovery{Sysfs(root + "/sys")};
-    SysfsUdevProperties props(root + "/udev");
+    UdevPropertyFiles props(root + "/udev");
     for (auto _ : state) {
         std::vector<Map> maps = group(discovery.discoverAll(props));
         if (maps.size() != kMaps)
@@ -150,40 +158,75 @@ void BM_DiscoverAndGroup(benchmark::State &state) {
     state.counters["maps"] = kMaps;
 }
 
-// The whole plan, as mpathd and `mpathctl plan` make it: discovery,
-// blacklist, priorities (the LIO-ORG built-in entry asks for alua; with no
-// SCSI access here it falls back to sysfs access_state, as on a host whose
-// RTPG fails), find_multipaths, grouping, naming and the table text.
-void BM_PlanTables(benchmark::State &state) {
+// What mpathd and `mpathctl plan` gather from the system: discovery and
+// priorities (the LIO-ORG built-in entry asks for alua; with no SCSI access
+// here its commands fail at once and it falls back to the access_state
+// discovery read, as on a host whose RTPG fails).
+PlanInput gathered(const config::Config &config, const std::string &root) {
+    Gatherer::Options o;
+    o.prio = prio::Context::noDevices();
+    return gatherNow(config, Sysfs(root + "/sys"), UdevPropertyFiles(root + "/udev"), std::move(o));
+}
+
+ConfigResult benchConfig() {
+    return config::parseString("defaults {\n find_multipaths off\n user_friendly_names no\n}\n",
+                               "bench.conf", true);
+}
+
+void BM_GatherPlanInput(benchmark::State &state) {
     std::string root = tree().root(true);
-    ConfigResult cfg = ConfigParser::parseString(
-        "defaults {\n find_multipaths off\n user_friendly_names no\n}\n", "bench.conf", true);
-    if (cfg.hasErrors()) {
-        state.SkipWithError("configuration rejected");
-        return;
+    ConfigResult cfg = benchConfig();
+    for (auto _ : state) {
+        PlanInput in = gathered(cfg.config, root);
+        if (in.paths.size() != kMaps * kPathsPerMap || in.paths[0].priority < 0) {
+            state.SkipWithError("wrong input");
+            break;
+        }
+        benchmark::DoNotOptimize(in.paths.data());
     }
-    Sysfs sysfs(root + "/sys");
-    SysfsUdevProperties props(root + "/udev");
-    PlanOptions opts{{}, {}, PrioritizerContext{sysfs, "/dev", {}, {}, {}, {}}};
-    opts.prioritizers.scsiCommand = [](const std::string &, std::span<const uint8_t>,
-                                       std::vector<uint8_t> &,
-                                       std::chrono::milliseconds) { return -ENODEV; };
+    state.counters["paths"] = kMaps * kPathsPerMap;
+}
+
+// The pure plan alone, from gathered input: blacklist, find_multipaths,
+// grouping, naming and the table text.
+void BM_PlanFromInput(benchmark::State &state) {
+    std::string root = tree().root(true);
+    ConfigResult cfg = benchConfig();
+    const PlanInput in = gathered(cfg.config, root);
     size_t tableBytes = 0;
     for (auto _ : state) {
-        Plan plan = TablePlanner::plan(cfg.config, sysfs, props, opts);
-        if (plan.maps.size() != kMaps || plan.maps[0].map.groups.size() != 2 ||
-            plan.maps[0].table.empty()) {
+        Plan p = policy::plan(cfg.config, in);
+        if (p.maps.size() != kMaps || p.maps[0].map.groups.size() != 2 || p.maps[0].table.empty()) {
             state.SkipWithError("wrong plan");
             break;
         }
         tableBytes = 0;
-        for (const PlannedMap &m : plan.maps)
+        for (const PlannedMap &m : p.maps)
             tableBytes += m.table.size();
-        benchmark::DoNotOptimize(plan.maps.data());
+        benchmark::DoNotOptimize(p.maps.data());
+    }
+    state.counters["maps"] = kMaps;
+    state.counters["table_bytes"] = double(tableBytes);
+}
+
+// The whole plan, as `mpathctl plan` makes it: gather, then plan.
+void BM_PlanTables(benchmark::State &state) {
+    std::string root = tree().root(true);
+    ConfigResult cfg = benchConfig();
+    if (cfg.hasErrors()) {
+        state.SkipWithError("configuration rejected");
+        return;
+    }
+    for (auto _ : state) {
+        Plan p = policy::plan(cfg.config, gathered(cfg.config, root));
+        if (p.maps.size() != kMaps || p.maps[0].map.groups.size() != 2 || p.maps[0].table.empty()) {
+            state.SkipWithError("wrong plan");
+            break;
+        }
+        benchmark::DoNotOptimize(p.maps.data());
     }
     state.counters["paths"] = kMaps * kPathsPerMap;
     state.counters["maps"] = kMaps;
-    state.counters["table_bytes"] = double(tableBytes);
 }
 
 } // namespace
@@ -192,6 +235,8 @@ BENCHMARK(BM_DiscoverAllWithUdevProperties)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DiscoverAllFromVpdPage83)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GroupIntoMaps)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DiscoverAndGroup)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GatherPlanInput)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanFromInput)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PlanTables)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <mpath/config_loader.h>
-#include <mpath/config_parser.h>
+#include <mpath/config/loader.h>
+#include <mpath/config/parser.h>
 #include <sstream>
 
 namespace mpathctl {
@@ -43,9 +43,9 @@ int ConfigCommand::run(const std::vector<std::string> &words) {
         return ExitUsage;
     }
 
-    mpath::ConfigResult result;
+    mpath::config::ConfigResult result;
     if (args.positional().empty()) {
-        result = mpath::ConfigLoader("/").load();
+        result = mpath::config::Loader("/").load();
     } else {
         const std::string &file = args.positional()[0];
         std::ifstream in(file);
@@ -57,12 +57,12 @@ int ConfigCommand::run(const std::vector<std::string> &words) {
         text << in.rdbuf();
         const bool own =
             file.size() >= 11 && file.compare(file.size() - 11, 11, "mpathd.conf") == 0;
-        result = mpath::ConfigParser::parseString(text.str(), file, own);
+        result = mpath::config::parseString(text.str(), file, own);
     }
 
     unsigned errors = 0, warnings = 0;
     for (const auto &d : result.diagnostics) {
-        const bool error = d.severity == mpath::Diagnostic::Severity::Error;
+        const bool error = d.severity == mpath::config::Diagnostic::Severity::Error;
         (error ? errors : warnings)++;
         // Compiler style, so editors can jump to the line.
         std::cout << d.file;

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cstring>
 #include <iostream>
-#include <mpath/checker.h>
-#include <mpath/device_mapper_lib.h>
-#include <mpath/udev_lib.h>
+#include <mpath/checkers/checker.h>
+#include <mpath/sys/device_mapper_lib.h>
+#include <mpath/sys/udev_lib.h>
 #include <poll.h>
 #include <sstream>
 #include <sys/sysmacros.h>
@@ -36,7 +36,7 @@ bool number(const std::string &s, uint64_t &out) {
 }
 
 /// "START LENGTH TARGET PARAMS" into a target line.
-bool targetLine(const std::string &text, mpath::DmTargetLine &t) {
+bool targetLine(const std::string &text, mpath::dm::TargetLine &t) {
     std::istringstream in(text);
     std::string start, length;
     if (!(in >> start >> length >> t.type) || !number(start, t.start) || !number(length, t.length))
@@ -47,16 +47,12 @@ bool targetLine(const std::string &text, mpath::DmTargetLine &t) {
     return true;
 }
 
-int failed(const std::string &what, int r) {
-    std::cerr << "mpathctl debug: " << what << ": " << strerror(-r);
-    std::string detail = mpath::DeviceMapperLib::lastError();
-    if (!detail.empty())
-        std::cerr << " (" << detail << ")";
-    std::cerr << "\n";
+int failed(const mpath::Error &e) {
+    std::cerr << "mpathctl debug: " << e.message << "\n";
     return ExitFailure;
 }
 
-void printTargets(const std::vector<mpath::DmTargetLine> &targets) {
+void printTargets(const std::vector<mpath::dm::TargetLine> &targets) {
     for (const auto &t : targets)
         std::cout << t.start << " " << t.length << " " << t.type << " " << t.params << "\n";
 }
@@ -70,48 +66,48 @@ int runDm(const std::vector<std::string> &words) {
         return usageError("dm needs an operation");
     const std::string &op = pos[0];
     auto need = [&](size_t n) { return pos.size() == n + 1; };
-    mpath::DeviceMapperLib dm;
+    mpath::sys::DeviceMapperLib dm;
 
     if (op == "list" && need(0)) {
-        std::vector<mpath::DmDevice> devs;
-        if (int r = dm.listMultipath(devs); r < 0)
-            return failed("list", r);
-        for (const auto &d : devs)
+        auto devs = dm.listMultipath();
+        if (!devs)
+            return failed(devs.error());
+        for (const auto &d : *devs)
             std::cout << d.name << " " << d.uuid << " " << major(d.devt) << ":" << minor(d.devt)
                       << " " << d.targetType << "\n";
         return ExitOk;
     }
     if (op == "info" && need(1)) {
-        mpath::DmDevice d;
-        if (int r = dm.info(pos[1], d); r < 0)
-            return failed("info " + pos[1], r);
-        std::cout << "name=" << d.name << "\nuuid=" << d.uuid << "\ndevt=" << major(d.devt) << ":"
-                  << minor(d.devt) << "\nsuspended=" << d.suspended << "\nopen=" << d.openCount
-                  << "\nevent=" << d.eventNr << "\ntarget=" << d.targetType << "\n";
+        auto d = dm.info(pos[1]);
+        if (!d)
+            return failed(d.error());
+        std::cout << "name=" << d->name << "\nuuid=" << d->uuid << "\ndevt=" << major(d->devt)
+                  << ":" << minor(d->devt) << "\nsuspended=" << d->suspended
+                  << "\nopen=" << d->openCount << "\nevent=" << d->eventNr
+                  << "\ntarget=" << d->targetType << "\n";
         return ExitOk;
     }
     if ((op == "table" || op == "status") && need(1)) {
-        std::vector<mpath::DmTargetLine> t;
-        int r = op == "table" ? dm.table(pos[1], t) : dm.status(pos[1], t);
-        if (r < 0)
-            return failed(op + " " + pos[1], r);
-        printTargets(t);
+        auto t = op == "table" ? dm.table(pos[1]) : dm.status(pos[1]);
+        if (!t)
+            return failed(t.error());
+        printTargets(*t);
         return ExitOk;
     }
     if (op == "create" && need(3)) {
-        mpath::DmTargetLine t;
+        mpath::dm::TargetLine t;
         if (!targetLine(pos[3], t))
             return usageError("bad table line '" + pos[3] + "'");
-        if (int r = dm.create(pos[1], pos[2], {t}); r < 0)
-            return failed("create " + pos[1], r);
+        if (auto r = dm.create(pos[1], pos[2], {t}); !r)
+            return failed(r.error());
         return ExitOk;
     }
     if (op == "reload" && need(2)) {
-        mpath::DmTargetLine t;
+        mpath::dm::TargetLine t;
         if (!targetLine(pos[2], t))
             return usageError("bad table line '" + pos[2] + "'");
-        if (int r = dm.reload(pos[1], {t}); r < 0)
-            return failed("reload " + pos[1], r);
+        if (auto r = dm.reload(pos[1], {t}); !r)
+            return failed(r.error());
         return ExitOk;
     }
     if (op == "message" && pos.size() >= 4) {
@@ -121,21 +117,21 @@ int runDm(const std::vector<std::string> &words) {
         std::string text;
         for (size_t i = 3; i < pos.size(); ++i)
             text += (i > 3 ? " " : "") + pos[i];
-        std::string reply;
-        if (int r = dm.message(pos[1], sector, text, &reply); r < 0)
-            return failed("message " + pos[1] + " '" + text + "'", r);
-        if (!reply.empty())
-            std::cout << reply << "\n";
+        auto reply = dm.message(pos[1], sector, text);
+        if (!reply)
+            return failed(reply.error());
+        if (!reply->empty())
+            std::cout << *reply << "\n";
         return ExitOk;
     }
     if (op == "remove" && need(1)) {
-        if (int r = dm.remove(pos[1], args.flag("--deferred")); r < 0)
-            return failed("remove " + pos[1], r);
+        if (auto r = dm.remove(pos[1], args.flag("--deferred")); !r)
+            return failed(r.error());
         return ExitOk;
     }
     if (op == "rename" && need(2)) {
-        if (int r = dm.rename(pos[1], pos[2]); r < 0)
-            return failed("rename " + pos[1], r);
+        if (auto r = dm.rename(pos[1], pos[2]); !r)
+            return failed(r.error());
         return ExitOk;
     }
     return usageError("bad dm operation or argument count: '" + op + "'");
@@ -150,21 +146,22 @@ int runCheck(const std::vector<std::string> &words) {
     uint64_t ms = 5000;
     if (auto t = args.value("--timeout"); t && (!number(*t, ms) || ms == 0))
         return usageError("--timeout '" + *t + "' is not a positive number of milliseconds");
-    auto checker = mpath::Checker::create(args.positional()[0], args.positional()[1]);
+    auto checker = mpath::checkers::Checker::create(args.positional()[0], args.positional()[1]);
     if (!checker)
-        return usageError("unknown checker '" + args.positional()[0] + "'");
+        return usageError(checker.error().message);
     auto t0 = std::chrono::steady_clock::now();
-    mpath::CheckerState s = checker->check(std::chrono::milliseconds(ms));
+    mpath::checkers::CheckOutcome o =
+        mpath::checkers::checkNow(**checker, std::chrono::milliseconds(ms));
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
     // Flushed now: a hung check's thread can delay the process's exit
     // until its I/O returns, and the answer must not wait for that.
-    std::cout << mpath::toString(s) << " " << took.count() << "ms " << checker->message()
+    std::cout << mpath::model::toString(o.state) << " " << took.count() << "ms " << o.message
               << std::endl;
     return ExitOk;
 }
 
-void printDevice(const mpath::UdevDevice &d) {
+void printDevice(const mpath::discovery::UdevDevice &d) {
     std::cout << (d.action.empty() ? "" : d.action + " ") << d.sysname << " " << d.subsystem << " "
               << (d.devtype.empty() ? "-" : d.devtype) << " " << major(d.devnum) << ":"
               << minor(d.devnum);
@@ -179,31 +176,30 @@ void printDevice(const mpath::UdevDevice &d) {
 int runUdev(const std::vector<std::string> &words) {
     if (words.empty())
         return usageError("udev needs list, properties or monitor");
-    mpath::UdevLib udev;
-    if (!udev.valid()) {
-        std::cerr << "mpathctl debug udev: libudev could not be set up\n";
-        return ExitFailure;
-    }
+    auto lib = mpath::sys::UdevLib::create();
+    if (!lib)
+        return failed(lib.error());
+    mpath::sys::UdevLib &udev = **lib;
     if (words[0] == "list" && words.size() == 2) {
-        std::vector<mpath::UdevDevice> devs;
-        if (int r = udev.enumerate(words[1], "", devs); r < 0)
-            return failed("enumerate " + words[1], r);
-        for (const auto &d : devs)
+        auto devs = udev.enumerate(words[1], "");
+        if (!devs)
+            return failed(devs.error());
+        for (const auto &d : *devs)
             printDevice(d);
         return ExitOk;
     }
     if (words[0] == "properties" && words.size() == 2) {
-        mpath::UdevPropertyMap props;
-        if (int r = udev.properties(words[1], props); r < 0)
-            return failed("properties " + words[1], r);
-        for (const auto &[k, v] : props)
+        auto props = udev.properties(words[1]);
+        if (!props)
+            return failed(props.error());
+        for (const auto &[k, v] : *props)
             std::cout << k << "=" << v << "\n";
         return ExitOk;
     }
     uint64_t secs = 0;
     if (words[0] == "monitor" && words.size() >= 2 && number(words[1], secs)) {
-        if (int r = udev.startMonitor({words.begin() + 2, words.end()}); r < 0)
-            return failed("monitor", r);
+        if (auto r = udev.startMonitor({words.begin() + 2, words.end()}); !r)
+            return failed(r.error());
         std::cout << "monitoring" << std::endl;
         auto end = std::chrono::steady_clock::now() + std::chrono::seconds(secs);
         while (std::chrono::steady_clock::now() < end) {
@@ -214,9 +210,8 @@ int runUdev(const std::vector<std::string> &words) {
             };
             if (poll(&p, 1, static_cast<int>(left.count()) + 1) <= 0)
                 continue;
-            mpath::UdevDevice d;
-            while (udev.receive(d) == 0)
-                printDevice(d);
+            for (auto d = udev.receive(); d; d = udev.receive())
+                printDevice(*d);
         }
         return ExitOk;
     }

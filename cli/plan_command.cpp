@@ -7,14 +7,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <mpath/bindings.h>
-#include <mpath/bindings_file.h>
-#include <mpath/config_loader.h>
-#include <mpath/config_parser.h>
-#include <mpath/sysfs_udev_properties.h>
-#include <mpath/table_planner.h>
-#include <mpath/udev_lib.h>
-#include <mpath/wwids_file.h>
+#include <mpath/config/loader.h>
+#include <mpath/config/parser.h>
+#include <mpath/discovery/udev_property_files.h>
+#include <mpath/policy/gatherer.h>
+#include <mpath/policy/planner.h>
+#include <mpath/state/bindings.h>
+#include <mpath/state/bindings_file.h>
+#include <mpath/state/wwids_file.h>
+#include <mpath/sys/udev_lib.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -48,11 +49,11 @@ std::string countedWords(const std::vector<std::string> &words) {
     return std::to_string(words.size()) + (words.empty() ? "" : " " + joined(words));
 }
 
-nlohmann::json toJson(const mpath::Plan &plan) {
+nlohmann::json toJson(const mpath::policy::Plan &plan) {
     using nlohmann::json;
     json maps = json::array();
     for (const auto &pm : plan.maps) {
-        const mpath::Map &m = pm.map;
+        const mpath::model::Map &m = pm.map;
         json groups = json::array();
         for (const auto &g : m.groups) {
             json paths = json::array();
@@ -62,7 +63,7 @@ nlohmann::json toJson(const mpath::Plan &plan) {
                                  {"wwid", p.wwid},
                                  {"vendor", p.vendor},
                                  {"product", p.product},
-                                 {"transport", mpath::toString(p.transport)},
+                                 {"transport", mpath::model::toString(p.transport)},
                                  {"priority", p.priority},
                                  {"sizeSectors", p.sizeSectors}});
             groups.push_back({{"selector", g.selector},
@@ -72,6 +73,7 @@ nlohmann::json toJson(const mpath::Plan &plan) {
                               {"paths", paths}});
         }
         maps.push_back({{"name", m.alias},
+                        {"newBinding", !pm.name.newAlias.empty()},
                         {"wwid", m.wwid},
                         {"dmUuid", m.dmUuid()},
                         {"target", m.target},
@@ -82,7 +84,7 @@ nlohmann::json toJson(const mpath::Plan &plan) {
                         {"initialGroup", m.initialGroup},
                         {"pathChecker", pm.pathChecker},
                         {"prio", pm.prio},
-                        {"pathGroupingPolicy", mpath::toString(pm.grouping)},
+                        {"pathGroupingPolicy", mpath::config::toString(pm.grouping)},
                         {"groups", groups},
                         {"notes", pm.notes},
                         {"table", pm.table}});
@@ -92,17 +94,20 @@ nlohmann::json toJson(const mpath::Plan &plan) {
         skipped.push_back({{"name", s.kernelName}, {"wwid", s.wwid}, {"reason", s.reason}});
     json issues = json::array();
     for (const auto &i : plan.issues)
-        issues.push_back({{"name", i.kernelName}, {"error", -i.error}, {"what", i.what}});
+        issues.push_back(
+            {{"name", i.kernelName}, {"error", i.error.code}, {"what", i.error.message}});
     return {{"maps", maps}, {"skipped", skipped}, {"issues", issues}};
 }
 
-void printHuman(const mpath::Plan &plan, std::ostream &out) {
+void printHuman(const mpath::policy::Plan &plan, std::ostream &out) {
     for (const auto &pm : plan.maps) {
-        const mpath::Map &m = pm.map;
+        const mpath::model::Map &m = pm.map;
         out << m.alias;
         if (m.alias != m.wwid)
             out << " (" << m.wwid << ")";
-        const mpath::Path *first =
+        if (!pm.name.newAlias.empty())
+            out << " [new binding]";
+        const mpath::model::Path *first =
             m.groups.empty() || m.groups[0].paths.empty() ? nullptr : &m.groups[0].paths[0];
         if (first && !first->vendor.empty())
             out << " " << first->vendor << "," << first->product;
@@ -117,7 +122,7 @@ void printHuman(const mpath::Plan &plan, std::ostream &out) {
                           return h;
                       }()))
             << "' checker=" << pm.pathChecker << " prio=" << pm.prio
-            << " policy=" << mpath::toString(pm.grouping) << "\n";
+            << " policy=" << mpath::config::toString(pm.grouping) << "\n";
         for (size_t g = 0; g < m.groups.size(); ++g) {
             const bool lastGroup = g + 1 == m.groups.size();
             const auto &grp = m.groups[g];
@@ -143,13 +148,13 @@ void printHuman(const mpath::Plan &plan, std::ostream &out) {
                 << s.reason << "\n";
     }
     for (const auto &i : plan.issues)
-        out << "cannot describe " << i.kernelName << ": " << i.what << " (" << strerror(-i.error)
-            << ")\n";
+        out << "cannot describe " << (i.kernelName.empty() ? "devices" : i.kernelName) << ": "
+            << i.error.message << "\n";
 }
 
-int loadConfig(const std::optional<std::string> &file, mpath::ConfigResult &result) {
+int loadConfig(const std::optional<std::string> &file, mpath::config::ConfigResult &result) {
     if (!file) {
-        result = mpath::ConfigLoader("/").load();
+        result = mpath::config::Loader("/").load();
         return 0;
     }
     std::ifstream in(*file);
@@ -161,7 +166,7 @@ int loadConfig(const std::optional<std::string> &file, mpath::ConfigResult &resu
     std::stringstream text;
     text << in.rdbuf();
     const std::string name = std::filesystem::path(*file).filename().string();
-    result = mpath::ConfigParser::parseString(text.str(), *file, name == "mpathd.conf");
+    result = mpath::config::parseString(text.str(), *file, name == "mpathd.conf");
     return 0;
 }
 
@@ -191,48 +196,54 @@ int PlanCommand::run(const std::vector<std::string> &words) {
         return ExitUsage;
     }
 
-    mpath::ConfigResult cfg;
+    mpath::config::ConfigResult cfg;
     if (loadConfig(args.value("--config"), cfg) < 0)
         return ExitFailure;
     for (const auto &d : cfg.diagnostics)
         std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string()) << ": "
-                  << (d.severity == mpath::Diagnostic::Severity::Error ? "error: " : "warning: ")
+                  << (d.severity == mpath::config::Diagnostic::Severity::Error ? "error: "
+                                                                               : "warning: ")
                   << d.message << "\n";
 
     const auto sysfsRoot = args.value("--sysfs-root");
-    mpath::Sysfs sysfs(sysfsRoot.value_or("/sys"));
-    mpath::PlanOptions opts{{}, {}, mpath::PrioritizerContext{sysfs, "/dev", {}, {}, {}, {}}};
-    std::unique_ptr<mpath::UdevProperties> udev;
+    mpath::discovery::Sysfs sysfs(sysfsRoot.value_or("/sys"));
+    mpath::policy::Gatherer::Options gatherOptions;
+    std::unique_ptr<mpath::discovery::UdevProperties> udev;
     if (sysfsRoot) {
         // A tree, not this machine: read its udev files and send no I/O
         // to devices of the same name here.
-        udev = std::make_unique<mpath::SysfsUdevProperties>(
+        udev = std::make_unique<mpath::discovery::UdevPropertyFiles>(
             (std::filesystem::path(*sysfsRoot).parent_path() / "udev").string());
-        opts.prioritizers.scsiCommand = [](const std::string &, std::span<const uint8_t>,
-                                           std::vector<uint8_t> &,
-                                           std::chrono::milliseconds) { return -ENODEV; };
-        opts.prioritizers.nvmeAnaLog = [](const std::string &, std::vector<uint8_t> &,
-                                          std::chrono::milliseconds) { return -ENODEV; };
-        opts.prioritizers.readLatency = [](const std::string &, std::chrono::nanoseconds &) {
-            return -ENODEV;
-        };
+        gatherOptions.prio = mpath::prio::Context::noDevices();
     } else {
-        udev = std::make_unique<mpath::UdevLib>();
+        auto lib = mpath::sys::UdevLib::create();
+        if (!lib) {
+            std::cerr << "mpathctl plan: " << lib.error().message << "\n";
+            return ExitFailure;
+        }
+        udev = std::move(*lib);
     }
 
-    const mpath::EffectiveGlobals globals = cfg.config.effectiveGlobals();
-    std::vector<mpath::Diagnostic> fileDiags;
-    if (mpath::WwidsFile(globals.wwidsFile.value).load(opts.knownWwids, &fileDiags) < 0)
-        opts.knownWwids.clear();
-    mpath::Bindings bindings;
-    if (mpath::BindingsFile(globals.bindingsFile.value).load(bindings, &fileDiags) == 0)
-        for (const auto &b : bindings.entries())
-            opts.bindings.emplace_back(b.alias, b.wwid);
+    mpath::policy::PlanInput input =
+        mpath::policy::gatherNow(cfg.config, sysfs, *udev, std::move(gatherOptions));
+    const mpath::config::EffectiveGlobals globals = cfg.config.effectiveGlobals();
+    std::vector<mpath::config::Diagnostic> fileDiags;
+    auto report = [](const mpath::Error &e) {
+        std::cerr << "mpathctl plan: warning: " << e.message << "\n";
+    };
+    if (auto wwids = mpath::state::WwidsFile(globals.wwidsFile.value).load(&fileDiags))
+        input.knownWwids = std::move(*wwids);
+    else
+        report(wwids.error());
+    if (auto bindings = mpath::state::BindingsFile(globals.bindingsFile.value).load(&fileDiags))
+        input.bindings = std::move(*bindings);
+    else
+        report(bindings.error());
     for (const auto &d : fileDiags)
         std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string())
                   << ": warning: " << d.message << "\n";
 
-    mpath::Plan plan = mpath::TablePlanner::plan(cfg.config, sysfs, *udev, opts);
+    mpath::policy::Plan plan = mpath::policy::plan(cfg.config, input);
     if (args.flag("--json"))
         std::cout << toJson(plan).dump(2) << "\n";
     else

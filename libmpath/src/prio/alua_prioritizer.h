@@ -1,28 +1,25 @@
 #pragma once
 
-#include "mpath/prioritizer.h"
+#include "mpath/prio/prioritizer.h"
 
-namespace mpath {
+namespace mpath::prio {
 
-/// "alua": REPORT TARGET PORT GROUPS through SG_IO, bounded by the
-/// context's timeout; sysfs access_state when the command cannot be sent
-/// or its answer does not name the path's group. A device whose INQUIRY
-/// data reports no ALUA support (TPGS 0) is not asked: -EOPNOTSUPP.
-class AluaPrioritizer : public Prioritizer {
+/// "alua": REPORT TARGET PORT GROUPS, answered for the path's target port
+/// group; the access_state the kernel shows when the command cannot be
+/// sent or its answer does not name the group. A device whose INQUIRY
+/// data reports no ALUA support (TPGS 0) is not asked: EOPNOTSUPP.
+class AluaPrioritizer final : public Prioritizer {
 public:
-    AluaPrioritizer(PrioritizerContext context, bool exclusivePreferred);
+    AluaPrioritizer(Context context, bool exclusivePreferred)
+        : context_(std::move(context)), exclusivePreferred_(exclusivePreferred) {}
 
-    std::string name() const override { return "alua"; }
-    [[nodiscard]] int priority(const Path &path) const override;
+    std::string_view name() const override { return "alua"; }
+    bool needsIo() const override { return true; }
+    std::function<Result<int>()> job(const model::Path &path) const override;
 
 private:
-    int readDeviceAttribute(const Path &path, const std::string &name,
-                            std::vector<uint8_t> &data) const;
-    int targetPortGroup(const Path &path) const;
-    int targetPortGroupSupport(const Path &path) const;
-
-    PrioritizerContext context_;
+    Context context_;
     bool exclusivePreferred_;
 };
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -1,21 +1,22 @@
 #pragma once
 
-#include "mpath/prioritizer.h"
+#include "mpath/prio/prioritizer.h"
 
-namespace mpath {
+namespace mpath::prio {
 
-/// "ana": the NVMe ANA state of the namespace, from the ana_state
-/// attribute (native NVMe multipath) or the ANA log page read through the
-/// namespace, bounded by the context's timeout.
-class AnaPrioritizer : public Prioritizer {
+/// "ana": the NVMe ANA state of the namespace, from ana_state (native NVMe
+/// multipath) as discovery read it, else from the ANA log page read
+/// through the namespace.
+class AnaPrioritizer final : public Prioritizer {
 public:
-    explicit AnaPrioritizer(PrioritizerContext context);
+    explicit AnaPrioritizer(Context context) : context_(std::move(context)) {}
 
-    std::string name() const override { return "ana"; }
-    [[nodiscard]] int priority(const Path &path) const override;
+    std::string_view name() const override { return "ana"; }
+    bool needsIo() const override { return true; }
+    std::function<Result<int>()> job(const model::Path &path) const override;
 
 private:
-    PrioritizerContext context_;
+    Context context_;
 };
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -1,14 +1,17 @@
 #pragma once
 
-#include "mpath/prioritizer.h"
+#include "mpath/prio/prioritizer.h"
 
-namespace mpath {
+namespace mpath::prio {
 
 /// "const": every path gets 1.
-class ConstPrioritizer : public Prioritizer {
+class ConstPrioritizer final : public Prioritizer {
 public:
-    std::string name() const override { return "const"; }
-    [[nodiscard]] int priority(const Path &) const override { return 1; }
+    std::string_view name() const override { return "const"; }
+    bool needsIo() const override { return false; }
+    std::function<Result<int>()> job(const model::Path &) const override {
+        return []() -> Result<int> { return 1; };
+    }
 };
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -1,28 +1,31 @@
 #pragma once
 
-#include "mpath/prioritizer.h"
+#include "mpath/prio/prioritizer.h"
 
-namespace mpath {
+namespace mpath::prio {
 
-/// "path_latency": times io_num direct reads and maps the average onto a
-/// logarithmic scale of base base_num. All reads of one call share the
-/// context's timeout.
-class PathLatencyPrioritizer : public Prioritizer {
+/// "path_latency": the average of a number of timed direct reads, on a
+/// logarithmic scale: faster paths rank higher.
+class PathLatencyPrioritizer final : public Prioritizer {
 public:
-    PathLatencyPrioritizer(PrioritizerContext context, unsigned ioCount, double base);
+    PathLatencyPrioritizer(Context context, unsigned ioCount, double base)
+        : context_(std::move(context)), ioCount_(ioCount), base_(base) {}
 
     /// Parses "io_num=N base_num=B" (either may be left out).
-    /// \return 0, or -EINVAL with \a error set
-    [[nodiscard]] static int parseArgs(std::string_view args, unsigned &ioCount, double &base,
-                                       std::string *error);
+    static Result<std::unique_ptr<PathLatencyPrioritizer>> fromArgs(std::string_view args,
+                                                                    Context context);
 
-    std::string name() const override { return "path_latency"; }
-    [[nodiscard]] int priority(const Path &path) const override;
+    std::string_view name() const override { return "path_latency"; }
+    bool needsIo() const override { return true; }
+    std::function<Result<int>()> job(const model::Path &path) const override;
+
+    unsigned ioCount() const { return ioCount_; }
+    double base() const { return base_; }
 
 private:
-    PrioritizerContext context_;
+    Context context_;
     unsigned ioCount_;
     double base_;
 };
 
-} // namespace mpath
+} // namespace mpath::prio

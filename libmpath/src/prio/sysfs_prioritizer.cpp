@@ -1,32 +1,20 @@
 #include "prio/sysfs_prioritizer.h"
 
-#include "mpath/prio.h"
+#include "mpath/prio/states.h"
 
-#include <cerrno>
+namespace mpath::prio {
 
-namespace mpath {
-
-SysfsPrioritizer::SysfsPrioritizer(Sysfs sysfs, bool exclusivePreferred)
-    : sysfs_(std::move(sysfs)), exclusivePreferred_(exclusivePreferred) {}
-
-int SysfsPrioritizer::priority(const Path &path) const {
-    return fromSysfs(sysfs_, path, exclusivePreferred_);
+std::function<Result<int>()> SysfsPrioritizer::job(const model::Path &path) const {
+    return [path, exclusive = exclusivePreferred_] { return fromPath(path, exclusive); };
 }
 
-int SysfsPrioritizer::fromSysfs(const Sysfs &sysfs, const Path &path, bool exclusivePreferred) {
-    std::string device;
-    if (int r = sysfs.resolve("block/" + path.kernelName + "/device", device); r < 0)
-        return r;
-    std::string text;
-    if (sysfs.readAttribute(device + "/access_state", text) < 0)
-        return -ENODATA;
-    int state = Prio::aluaStateFromText(text);
-    if (state < 0)
-        return state;
-    uint64_t preferred = 0;
-    if (sysfs.readNumber(device + "/preferred_path", preferred) < 0)
-        preferred = 0;
-    return Prio::fromAluaState(static_cast<uint8_t>(state), preferred != 0, exclusivePreferred);
+Result<int> SysfsPrioritizer::fromPath(const model::Path &path, bool exclusivePreferred) {
+    if (path.accessState.empty())
+        return Error{ENODATA, "no ALUA access_state in sysfs (no device handler attached)"};
+    auto state = aluaStateFromText(path.accessState);
+    if (!state)
+        return state.error();
+    return fromAluaState(*state, path.preferred, exclusivePreferred);
 }
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -1,26 +1,26 @@
 #pragma once
 
-#include "mpath/prioritizer.h"
+#include "mpath/prio/prioritizer.h"
 
-namespace mpath {
+namespace mpath::prio {
 
-/// "sysfs": the ALUA state scsi_dh_alua keeps in access_state.
-class SysfsPrioritizer : public Prioritizer {
+/// "sysfs": the ALUA state scsi_dh_alua keeps in access_state and
+/// preferred_path, as discovery read them. No I/O.
+class SysfsPrioritizer final : public Prioritizer {
 public:
-    SysfsPrioritizer(Sysfs sysfs, bool exclusivePreferred);
+    explicit SysfsPrioritizer(bool exclusivePreferred) : exclusivePreferred_(exclusivePreferred) {}
 
-    std::string name() const override { return "sysfs"; }
-    [[nodiscard]] int priority(const Path &path) const override;
+    std::string_view name() const override { return "sysfs"; }
+    bool needsIo() const override { return false; }
+    std::function<Result<int>()> job(const model::Path &path) const override;
 
-    /// The priority from access_state / preferred_path of \a path's SCSI
-    /// device. \return the priority, or -ENODATA when there is no
-    /// access_state (no ALUA handler attached)
-    [[nodiscard]] static int fromSysfs(const Sysfs &sysfs, const Path &path,
-                                       bool exclusivePreferred);
+    /// The priority from \a path's access state and preferred bit.
+    /// \return the priority, or ENODATA when the path has no access state
+    ///         (no ALUA handler attached)
+    static Result<int> fromPath(const model::Path &path, bool exclusivePreferred);
 
 private:
-    Sysfs sysfs_;
     bool exclusivePreferred_;
 };
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -3,15 +3,11 @@
 #include <cstdlib>
 #include <sstream>
 
-namespace mpath {
+namespace mpath::prio {
 
-std::unique_ptr<WeightedPathPrioritizer> WeightedPathPrioritizer::fromArgs(std::string_view args,
-                                                                           std::string *error) {
-    auto fail = [&](const std::string &why) {
-        if (error)
-            *error = "weightedpath: " + why;
-        return nullptr;
-    };
+Result<std::unique_ptr<WeightedPathPrioritizer>>
+WeightedPathPrioritizer::fromArgs(std::string_view args) {
+    auto fail = [](const std::string &why) { return Error{EINVAL, "weightedpath: " + why}; };
     std::istringstream in{std::string(args)};
     std::string key;
     if (!(in >> key))
@@ -35,18 +31,17 @@ std::unique_ptr<WeightedPathPrioritizer> WeightedPathPrioritizer::fromArgs(std::
         long value = std::strtol(prio.c_str(), &end, 10);
         if (*end != '\0' || value < 0 || value > 1000000)
             return fail("invalid priority '" + prio + "'");
-        std::string why;
-        ConfigRegex re = ConfigRegex::compile(regex, &why);
-        if (!re.valid())
-            return fail("invalid regular expression '" + regex + "': " + why);
-        p->rules_.emplace_back(std::move(re), static_cast<int>(value));
+        auto re = config::Regex::compile(regex);
+        if (!re)
+            return fail("invalid regular expression '" + regex + "': " + re.error().message);
+        p->rules_.emplace_back(std::move(*re), static_cast<int>(value));
     }
     if (p->rules_.empty())
         return fail("no REGEX PRIO pairs");
     return p;
 }
 
-int WeightedPathPrioritizer::priority(const Path &path) const {
+int WeightedPathPrioritizer::priority(const model::Path &path) const {
     std::string subject;
     switch (key_) {
     case Key::Hbtl:
@@ -69,4 +64,10 @@ int WeightedPathPrioritizer::priority(const Path &path) const {
     return 0;
 }
 
-} // namespace mpath
+std::function<Result<int>()> WeightedPathPrioritizer::job(const model::Path &path) const {
+    // The rules share their compiled expressions; the copy is cheap.
+    auto self = std::make_shared<WeightedPathPrioritizer>(*this);
+    return [self, path]() -> Result<int> { return self->priority(path); };
+}
+
+} // namespace mpath::prio

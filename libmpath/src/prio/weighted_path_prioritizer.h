@@ -1,30 +1,31 @@
 #pragma once
 
-#include "mpath/config_regex.h"
-#include "mpath/prioritizer.h"
+#include "mpath/config/regex.h"
+#include "mpath/prio/prioritizer.h"
 
 #include <utility>
 #include <vector>
 
-namespace mpath {
+namespace mpath::prio {
 
 /// "weightedpath": priorities given by regular expressions over one
-/// property of the path.
-class WeightedPathPrioritizer : public Prioritizer {
+/// property of the path. No I/O.
+class WeightedPathPrioritizer final : public Prioritizer {
 public:
     enum class Key { Hbtl, Devname, Serial, Wwn };
 
     /// Parses "hbtl|devname|serial|wwn REGEX PRIO [REGEX PRIO]...".
-    /// \return the prioritizer, or null with \a error set
-    static std::unique_ptr<WeightedPathPrioritizer> fromArgs(std::string_view args,
-                                                             std::string *error);
+    static Result<std::unique_ptr<WeightedPathPrioritizer>> fromArgs(std::string_view args);
 
-    std::string name() const override { return "weightedpath"; }
-    [[nodiscard]] int priority(const Path &path) const override;
+    std::string_view name() const override { return "weightedpath"; }
+    bool needsIo() const override { return false; }
+    std::function<Result<int>()> job(const model::Path &path) const override;
 
 private:
+    int priority(const model::Path &path) const;
+
     Key key_{Key::Devname};
-    std::vector<std::pair<ConfigRegex, int>> rules_;
+    std::vector<std::pair<config::Regex, int>> rules_;
 };
 
-} // namespace mpath
+} // namespace mpath::prio

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "mpath/config/config.h"
+
+#include <string_view>
+#include <vector>
+
+namespace mpath::config {
+
+/// A table of device entries: what storage arrays need by default.
+///
+/// Several entries may match one path (a generic "NVME" entry and a
+/// vendor-specific one); they are merged in table order, later entries
+/// over earlier ones, as multipath-tools does.
+class Hwtable {
+public:
+    explicit Hwtable(std::vector<DeviceEntry> entries) : entries_(std::move(entries)) {}
+
+    /// The compiled-in table of common arrays.
+    static const Hwtable &builtin();
+
+    const std::vector<DeviceEntry> &entries() const { return entries_; }
+
+    /// Every entry matching the inquiry strings, in table order.
+    std::vector<const DeviceEntry *> matching(std::string_view vendor, std::string_view product,
+                                              std::string_view revision) const;
+
+    /// The settings of every matching entry merged, later over earlier;
+    /// all fields unset when nothing matches.
+    Settings merged(std::string_view vendor, std::string_view product,
+                    std::string_view revision) const;
+
+private:
+    std::vector<DeviceEntry> entries_;
+};
+
+/// Every field \a over sets replaces the one in \a base.
+void mergeSettings(Settings &base, const Settings &over);
+
+} // namespace mpath::config

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "mpath/config/config.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Reading multipath.conf syntax.
+//
+// Sections: defaults, blacklist, blacklist_exceptions, devices (device {}
+// entries), multipaths (multipath {} entries), overrides. Values may be
+// double-quoted ("" inside quotes is a literal quote); '#' and '!' start a
+// comment outside quotes. features, path_selector, prio_args,
+// hardware_handler and getuid_callout take the rest of the line.
+//
+// Never fails as a whole: an unknown keyword is a warning, an invalid
+// value an error naming what is accepted, and in both cases the line is
+// ignored and parsing goes on.
+
+namespace mpath::config {
+
+/// Parses \a text, the contents of \a fileName, over \a config: scalars it
+/// sets replace earlier ones, entries it adds (devices, multipaths,
+/// blacklist patterns) are appended. \a fileName is appended to
+/// config.files.
+/// \param ownFile true for mpathd.conf and its conf.d: accepts our own
+///        keywords (dm_target)
+void parse(std::string_view text, const std::string &fileName, Config &config,
+           std::vector<Diagnostic> &diagnostics, bool ownFile = false);
+
+/// Reports what no single line shows but the whole configuration gets
+/// wrong: the same alias for two WWIDs in multipaths {} (an error at the
+/// later entry). Loader and parseString() call it once all files are read.
+void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics);
+
+/// Parses one text into a fresh configuration, then checkConsistency().
+ConfigResult parseString(std::string_view text, const std::string &fileName = "<config>",
+                         bool ownFile = false);
+
+} // namespace mpath::config

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "mpath/config/config.h"
+
+#include <string>
+
+// Writing a configuration back in multipath.conf syntax: what `config
+// show` prints, and what parse() reads back into an equal configuration
+// (source locations aside).
+
+namespace mpath::config {
+
+/// Every section that has content, every keyword that is set; values are
+/// quoted where the syntax needs it.
+std::string write(const Config &config);
+
+/// \a value as one token: bare when it can be, else double-quoted with
+/// inner quotes doubled.
+std::string quote(const std::string &value);
+
+} // namespace mpath::config

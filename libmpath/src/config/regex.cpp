@@ -1,0 +1,146 @@
+#include "mpath/config/regex.h"
+
+#include <algorithm>
+#include <regex.h>
+#include <vector>
+
+namespace mpath::config {
+
+struct Regex::Compiled {
+    regex_t re{};
+    ~Compiled() { regfree(&re); }
+};
+
+namespace {
+
+// Patterns longer than this, or whose estimated size after glibc expands
+// repetitions exceeds kMaxCost, are refused: regcomp() copies the operand
+// of '+' and of bounds, so stacked or nested repetitions ("a+++++", "(a{99}){99}")
+// grow exponentially and 20 stacked '+' already take 700 MB and seconds.
+// Real patterns cost tens.
+constexpr size_t kMaxLength = 4096;
+constexpr double kMaxCost = 10000;
+
+// Estimates the size of the compiled expression: every atom costs 1, a
+// repetition multiplies its operand (by 2 for * + ?, by the larger bound
+// plus one for {n,m}), a group costs the sum of its contents.
+double estimateCost(std::string_view p) {
+    struct Frame {
+        double sum = 0;
+        double last = 0; ///< cost of the most recent atom, 0 when none
+    };
+    std::vector<Frame> stack(1);
+    auto atom = [&](double cost) {
+        stack.back().sum += cost;
+        stack.back().last = cost;
+    };
+    auto repeat = [&](double factor) {
+        Frame &f = stack.back();
+        f.sum += f.last * (factor - 1);
+        f.last *= factor;
+    };
+    size_t i = 0;
+    while (i < p.size()) {
+        char c = p[i];
+        if (c == '\\') {
+            i += 2;
+            atom(1);
+        } else if (c == '[') {
+            // Bracket expression: ']' right after '[' or '[^' is literal;
+            // "[:alpha:]" and friends nest one level.
+            size_t j = i + 1;
+            if (j < p.size() && p[j] == '^')
+                ++j;
+            if (j < p.size() && p[j] == ']')
+                ++j;
+            while (j < p.size() && p[j] != ']') {
+                if (p[j] == '[' && j + 1 < p.size() &&
+                    (p[j + 1] == ':' || p[j + 1] == '.' || p[j + 1] == '=')) {
+                    size_t close = p.find(std::string{p[j + 1], ']'}, j + 2);
+                    j = close == std::string_view::npos ? p.size() : close + 2;
+                } else {
+                    ++j;
+                }
+            }
+            i = j + 1;
+            atom(1);
+        } else if (c == '(') {
+            stack.emplace_back();
+            ++i;
+        } else if (c == ')') {
+            if (stack.size() > 1) {
+                double g = stack.back().sum + 1;
+                stack.pop_back();
+                atom(g);
+            } else {
+                atom(1);
+            }
+            ++i;
+        } else if (c == '*' || c == '+' || c == '?') {
+            repeat(2);
+            ++i;
+        } else if (c == '{') {
+            size_t j = i + 1;
+            unsigned long lo = 0, hi = 0;
+            bool digits = false;
+            while (j < p.size() && p[j] >= '0' && p[j] <= '9' && lo < 1000000) {
+                lo = lo * 10 + static_cast<unsigned long>(p[j++] - '0');
+                digits = true;
+            }
+            hi = lo;
+            if (j < p.size() && p[j] == ',') {
+                ++j;
+                hi = 0;
+                while (j < p.size() && p[j] >= '0' && p[j] <= '9' && hi < 1000000)
+                    hi = hi * 10 + static_cast<unsigned long>(p[j++] - '0');
+                hi = std::max(hi, lo);
+            }
+            if (digits && j < p.size() && p[j] == '}') {
+                repeat(static_cast<double>(hi) + 1);
+                i = j + 1;
+            } else {
+                atom(1);
+                ++i;
+            }
+        } else {
+            atom(1);
+            ++i;
+        }
+    }
+    double total = 0;
+    for (const auto &f : stack)
+        total += f.sum;
+    return total;
+}
+
+} // namespace
+
+Result<Regex> Regex::compile(std::string_view pattern) {
+    Regex r;
+    r.pattern_ = std::string(pattern);
+    if (pattern.empty())
+        return r;
+    if (pattern.size() > kMaxLength || estimateCost(pattern) > kMaxCost)
+        return Error{EINVAL, "too complex: nested or stacked repetitions"};
+    auto compiled = std::make_shared<Compiled>();
+    int rc = regcomp(&compiled->re, r.pattern_.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char buf[256];
+        regerror(rc, &compiled->re, buf, sizeof(buf));
+        // regcomp() leaves nothing to free on failure; keep the destructor
+        // from calling regfree() on it.
+        compiled->re = regex_t{};
+        return Error{EINVAL, buf};
+    }
+    r.compiled_ = std::move(compiled);
+    return r;
+}
+
+bool Regex::matches(std::string_view text) const {
+    if (!compiled_)
+        return true;
+    std::string s(text);
+    return regexec(&compiled_->re, s.c_str(), 0, nullptr, 0) == 0;
+}
+
+} // namespace mpath::config

@@ -1,0 +1,151 @@
+#include "mpath/config/writer.h"
+
+#include "config/keywords.h"
+
+namespace mpath::config {
+
+namespace {
+
+bool needsQuotes(const std::string &v) {
+    if (v.empty())
+        return true;
+    for (char c : v) {
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '"' || c == '#' ||
+            c == '!' || c == '{' || c == '}')
+            return true;
+    }
+    return false;
+}
+
+// Keywords whose value is several words: always quoted so they read back
+// exactly.
+bool alwaysQuoted(std::string_view kw) {
+    return kw == "features" || kw == "path_selector" || kw == "prio_args" ||
+           kw == "hardware_handler" || kw == "getuid_callout";
+}
+
+class Writer {
+public:
+    std::string text;
+
+    void open(const char *name) {
+        indent();
+        text += name;
+        text += " {\n";
+        ++depth_;
+    }
+    void close() {
+        --depth_;
+        indent();
+        text += "}\n";
+    }
+    void line(std::string_view kw, const std::string &value, bool forceQuotes = false) {
+        indent();
+        text += kw;
+        text += ' ';
+        text += forceQuotes ? "\"" + escape(value) + "\"" : quote(value);
+        text += '\n';
+    }
+    void regex(std::string_view kw, const Regex &re) {
+        if (!re.empty())
+            line(kw, re.pattern(), true);
+    }
+    void settings(const Settings &s) {
+        detail::forEachSetting([&](const char *kw, unsigned, auto field, auto) {
+            const auto &v = s.*field;
+            if (v)
+                line(kw, detail::formatValue(*v), alwaysQuoted(kw));
+        });
+    }
+    void blacklist(const char *name, const Blacklist &b) {
+        if (b.empty())
+            return;
+        open(name);
+        for (const auto &p : b.devnodes)
+            regex("devnode", p.regex);
+        for (const auto &p : b.wwids)
+            regex("wwid", p.regex);
+        for (const auto &p : b.properties)
+            regex("property", p.regex);
+        for (const auto &p : b.protocols)
+            regex("protocol", p.regex);
+        for (const auto &d : b.devices) {
+            open("device");
+            regex("vendor", d.vendor);
+            regex("product", d.product);
+            close();
+        }
+        close();
+    }
+
+    static std::string escape(const std::string &v) {
+        std::string out;
+        for (char c : v) {
+            if (c == '"')
+                out += '"';
+            out += c;
+        }
+        return out;
+    }
+
+private:
+    void indent() { text.append(static_cast<size_t>(depth_) * 4, ' '); }
+    int depth_{0};
+};
+
+} // namespace
+
+std::string quote(const std::string &value) {
+    if (!needsQuotes(value))
+        return value;
+    return "\"" + Writer::escape(value) + "\"";
+}
+
+std::string write(const Config &config) {
+    Writer w;
+    if (config.globals != GlobalSettings{} || config.defaults != Settings{}) {
+        w.open("defaults");
+        detail::forEachGlobal([&](const char *kw, auto field, auto) {
+            const auto &v = config.globals.*field;
+            if (v)
+                w.line(kw, detail::formatValue(*v));
+        });
+        w.settings(config.defaults);
+        w.close();
+    }
+    w.blacklist("blacklist", config.blacklist);
+    w.blacklist("blacklist_exceptions", config.blacklistExceptions);
+    if (!config.devices.empty()) {
+        w.open("devices");
+        for (const auto &d : config.devices) {
+            w.open("device");
+            w.regex("vendor", d.vendor);
+            w.regex("product", d.product);
+            w.regex("revision", d.revision);
+            w.regex("product_blacklist", d.productBlacklist);
+            w.settings(d.settings);
+            w.close();
+        }
+        w.close();
+    }
+    if (!config.multipaths.empty()) {
+        w.open("multipaths");
+        for (const auto &m : config.multipaths) {
+            w.open("multipath");
+            w.line("wwid", m.wwid);
+            if (!m.alias.empty())
+                w.line("alias", m.alias);
+            w.settings(m.settings);
+            w.close();
+        }
+        w.close();
+    }
+    if (config.overrides != Settings{}) {
+        w.open("overrides");
+        w.settings(config.overrides);
+        w.close();
+    }
+    return w.text;
+}
+
+} // namespace mpath::config

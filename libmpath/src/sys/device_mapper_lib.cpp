@@ -1,0 +1,262 @@
+#include "mpath/sys/device_mapper_lib.h"
+
+#include "mpath/sys/unique_fd.h"
+#include "sys/dm_task.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <fcntl.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+namespace mpath::sys {
+
+namespace {
+
+std::function<void(int, const std::string &)> &logHandler() {
+    static std::function<void(int, const std::string &)> handler;
+    return handler;
+}
+
+void forwardLog(int level, const char *, int, int, const char *f, ...) {
+    if (level > 3 || !logHandler()) // _LOG_ERR is 3; warnings and chatter are dropped
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, sizeof(buf), f, ap);
+    va_end(ap);
+    logHandler()(level, buf);
+}
+
+Error failure(const char *op, const std::string &name, int code) {
+    return Error::fromErrno(code, std::string(op) + " " + name);
+}
+
+Result<void> addTargets(DmTask &t, const char *op, const std::string &name,
+                        const std::vector<dm::TargetLine> &targets) {
+    if (targets.empty())
+        return Error{EINVAL, std::string(op) + " " + name + ": no target lines"};
+    for (const auto &tg : targets)
+        if (!dm_task_add_target(t.get(), tg.start, tg.length, tg.type.c_str(), tg.params.c_str()))
+            return failure(op, name, ENOMEM);
+    return ok();
+}
+
+// A task of \a type for device \a name.
+Result<void> prepare(DmTask &t, const char *op, const std::string &name) {
+    if (!t)
+        return failure(op, name, ENOMEM);
+    if (name.empty() || !dm_task_set_name(t.get(), name.c_str()))
+        return Error{EINVAL, std::string(op) + ": '" + name + "' is not a device name"};
+    return ok();
+}
+
+// Runs \a t; a failure is the kernel's errno for \a op on \a name.
+Result<void> run(DmTask &t, const char *op, const std::string &name) {
+    if (int r = t.run(); r < 0)
+        return failure(op, name, -r);
+    return ok();
+}
+
+// Runs \a t, then waits for udev to finish the uevents of its cookie.
+Result<void> runAndWait(DmTask &t, const char *op, const std::string &name) {
+    int r = t.run();
+    int w = t.wait();
+    if (r < 0)
+        return failure(op, name, -r);
+    if (w < 0)
+        return Error{EIO, std::string(op) + " " + name + ": waiting for udev failed"};
+    return ok();
+}
+
+Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const std::string &name) {
+    DmTask t(type);
+    if (auto r = prepare(t, op, name); !r)
+        return r.error();
+    if (type == DM_DEVICE_STATUS || type == DM_DEVICE_TABLE)
+        (void)dm_task_no_flush(t.get()); // don't wait for queued I/O to read a status
+    if (auto r = run(t, op, name); !r)
+        return r.error();
+    struct dm_info i {};
+    if (!dm_task_get_info(t.get(), &i))
+        return failure(op, name, EIO);
+    if (!i.exists)
+        return failure(op, name, ENXIO);
+    std::vector<dm::TargetLine> targets;
+    void *next = nullptr;
+    do {
+        uint64_t start = 0, length = 0;
+        char *ttype = nullptr, *params = nullptr;
+        next = dm_get_next_target(t.get(), next, &start, &length, &ttype, &params);
+        if (!ttype)
+            break;
+        targets.push_back(dm::TargetLine{start, length, ttype, params ? params : ""});
+    } while (next);
+    return targets;
+}
+
+Result<void> suspendResume(const std::string &name, bool suspend) {
+    const char *op = suspend ? "suspend" : "resume";
+    DmTask t(suspend ? DM_DEVICE_SUSPEND : DM_DEVICE_RESUME);
+    if (auto r = prepare(t, op, name); !r)
+        return r;
+    // noflush: I/O queued by queue_if_no_path stays queued across the
+    // swap instead of failing; skip_lockfs: a multipath map is a block
+    // device, freezing a filesystem on top is the filesystem's business.
+    (void)dm_task_no_flush(t.get());
+    (void)dm_task_skip_lockfs(t.get());
+    if (!suspend && !t.setCookie(0))
+        return failure(op, name, EIO);
+    return runAndWait(t, op, name);
+}
+
+} // namespace
+
+DeviceMapperLib::~DeviceMapperLib() {
+    dm_lib_release();
+}
+
+void DeviceMapperLib::setLogHandler(std::function<void(int, const std::string &)> handler) {
+    logHandler() = std::move(handler);
+    dm_log_with_errno_init(&forwardLog);
+}
+
+bool DeviceMapperLib::available() {
+    UniqueFd fd(::open("/dev/mapper/control", O_RDWR | O_CLOEXEC));
+    return fd.valid();
+}
+
+Result<dm::Device> DeviceMapperLib::info(const std::string &name) {
+    DmTask t(DM_DEVICE_INFO);
+    if (auto r = prepare(t, "info", name); !r)
+        return r.error();
+    if (auto r = run(t, "info", name); !r)
+        return r.error();
+    struct dm_info i {};
+    if (!dm_task_get_info(t.get(), &i))
+        return failure("info", name, EIO);
+    if (!i.exists)
+        return failure("info", name, ENXIO);
+    dm::Device d;
+    d.name = name;
+    const char *uuid = dm_task_get_uuid(t.get());
+    d.uuid = uuid ? uuid : "";
+    d.devt = makedev(i.major, i.minor);
+    d.suspended = i.suspended;
+    d.openCount = i.open_count > 0 ? static_cast<unsigned>(i.open_count) : 0;
+    d.eventNr = i.event_nr;
+    if (i.live_table) {
+        auto targets = readTargets(DM_DEVICE_TABLE, "table", name);
+        if (targets && !targets->empty())
+            d.targetType = targets->front().type;
+    }
+    return d;
+}
+
+Result<std::vector<dm::Device>> DeviceMapperLib::listMultipath() {
+    DmTask t(DM_DEVICE_LIST);
+    if (!t)
+        return failure("list", "devices", ENOMEM);
+    if (auto r = run(t, "list", "devices"); !r)
+        return r.error();
+    struct dm_names *names = dm_task_get_names(t.get());
+    if (!names)
+        return failure("list", "devices", EIO);
+    std::vector<dm::Device> found;
+    if (names->dev) {
+        for (unsigned next = 0;;) {
+            names = reinterpret_cast<struct dm_names *>(reinterpret_cast<char *>(names) + next);
+            // A device may go away between the list and the info: skip it.
+            auto d = info(names->name);
+            if (d && (d->targetType == "multipath" || d->targetType == "lmpath"))
+                found.push_back(std::move(*d));
+            next = names->next;
+            if (!next)
+                break;
+        }
+    }
+    return found;
+}
+
+Result<std::vector<dm::TargetLine>> DeviceMapperLib::table(const std::string &name) {
+    return readTargets(DM_DEVICE_TABLE, "table", name);
+}
+
+Result<std::vector<dm::TargetLine>> DeviceMapperLib::status(const std::string &name) {
+    return readTargets(DM_DEVICE_STATUS, "status", name);
+}
+
+Result<void> DeviceMapperLib::create(const std::string &name, const std::string &uuid,
+                                     const std::vector<dm::TargetLine> &targets) {
+    DmTask t(DM_DEVICE_CREATE);
+    if (auto r = prepare(t, "create", name); !r)
+        return r;
+    if (!uuid.empty() && !dm_task_set_uuid(t.get(), uuid.c_str()))
+        return Error{EINVAL, "create " + name + ": '" + uuid + "' is not a uuid"};
+    if (auto r = addTargets(t, "create", name, targets); !r)
+        return r;
+    (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE);
+    if (!t.setCookie(0))
+        return failure("create", name, EIO);
+    return runAndWait(t, "create", name);
+}
+
+Result<void> DeviceMapperLib::reload(const std::string &name,
+                                     const std::vector<dm::TargetLine> &targets) {
+    {
+        DmTask t(DM_DEVICE_RELOAD);
+        if (auto r = prepare(t, "reload", name); !r)
+            return r;
+        if (auto r = addTargets(t, "reload", name, targets); !r)
+            return r;
+        if (auto r = run(t, "reload", name); !r)
+            return r;
+    }
+    if (auto r = suspendResume(name, true); !r) {
+        // Leave the live table alone and the inactive one cleared.
+        DmTask c(DM_DEVICE_CLEAR);
+        if (prepare(c, "clear", name))
+            (void)c.run();
+        return r;
+    }
+    return suspendResume(name, false);
+}
+
+Result<std::string> DeviceMapperLib::message(const std::string &name, uint64_t sector,
+                                             const std::string &text) {
+    DmTask t(DM_DEVICE_TARGET_MSG);
+    if (auto r = prepare(t, "message", name); !r)
+        return r.error();
+    if (!dm_task_set_sector(t.get(), sector) || !dm_task_set_message(t.get(), text.c_str()))
+        return Error{EINVAL, "message " + name + ": cannot send '" + text + "'"};
+    if (int r = t.run(); r < 0)
+        return Error::fromErrno(-r, "message " + name + " '" + text + "'");
+    const char *resp = dm_task_get_message_response(t.get());
+    return std::string(resp ? resp : "");
+}
+
+Result<void> DeviceMapperLib::remove(const std::string &name, bool deferred) {
+    DmTask t(DM_DEVICE_REMOVE);
+    if (auto r = prepare(t, "remove", name); !r)
+        return r;
+    if (deferred && !dm_task_deferred_remove(t.get()))
+        return failure("remove", name, EINVAL);
+    if (!t.setCookie(0))
+        return failure("remove", name, EIO);
+    return runAndWait(t, "remove", name);
+}
+
+Result<void> DeviceMapperLib::rename(const std::string &name, const std::string &newName) {
+    DmTask t(DM_DEVICE_RENAME);
+    if (auto r = prepare(t, "rename", name); !r)
+        return r;
+    if (newName.empty() || !dm_task_set_newname(t.get(), newName.c_str()))
+        return Error{EINVAL, "rename " + name + ": '" + newName + "' is not a device name"};
+    if (!t.setCookie(0))
+        return failure("rename", name, EIO);
+    return runAndWait(t, "rename", name);
+}
+
+} // namespace mpath::sys

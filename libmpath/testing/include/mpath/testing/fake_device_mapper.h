@@ -1,0 +1,79 @@
+#pragma once
+
+#include "mpath/dm/device_mapper.h"
+#include "mpath/dm/status.h"
+#include "mpath/model/map.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+/// Test doubles for libmpath's seams and builders of test inputs. The
+/// daemon never links them.
+namespace mpath::testing {
+
+/// An in-memory DeviceMapper for tests: keeps devices and their tables,
+/// understands multipath/lmpath tables well enough to answer status and
+/// the path and group messages, records every call, and fails on demand.
+class FakeDeviceMapper final : public dm::DeviceMapper {
+public:
+    enum class Op { List, Info, Table, Status, Create, Reload, Message, Remove, Rename };
+
+    Result<std::vector<dm::Device>> listMultipath() override;
+    Result<dm::Device> info(const std::string &name) override;
+    Result<std::vector<dm::TargetLine>> table(const std::string &name) override;
+    Result<std::vector<dm::TargetLine>> status(const std::string &name) override;
+    Result<void> create(const std::string &name, const std::string &uuid,
+                        const std::vector<dm::TargetLine> &targets) override;
+    Result<void> reload(const std::string &name,
+                        const std::vector<dm::TargetLine> &targets) override;
+    Result<std::string> message(const std::string &name, uint64_t sector,
+                                const std::string &text) override;
+    Result<void> remove(const std::string &name, bool deferred = false) override;
+    Result<void> rename(const std::string &name, const std::string &newName) override;
+
+    /// The next call of \p op fails with errno \p error (positive) and
+    /// changes nothing.
+    void failNext(Op op, int error);
+
+    /// Sets how many openers \p name has; a device removed with deferred
+    /// removal goes away when this drops to 0.
+    void setOpenCount(const std::string &name, unsigned count);
+
+    /// One line per call that changed or asked something, in order:
+    /// "create mpatha", "reload mpatha", "message mpatha fail_path 8:16",
+    /// "remove mpatha", "remove mpatha deferred", "rename a b".
+    /// Reads (list, info, table, status) are not recorded.
+    const std::vector<std::string> &calls() const { return calls_; }
+    void clearCalls() { calls_.clear(); }
+
+    /// The parsed multipath map of \p name with its current path and group
+    /// states, or null when there is no such multipath device.
+    const model::Map *map(const std::string &name) const;
+
+    bool exists(const std::string &name) const { return devices_.count(name) != 0; }
+
+private:
+    struct Device {
+        dm::Device dev;
+        std::vector<dm::TargetLine> targets;
+        bool multipath{false};
+        model::Map map;
+        dm::MapStatus status;
+        bool deferredRemove{false};
+    };
+
+    /// The injected failure of \a op for \a name, if any.
+    std::optional<Error> injected(Op op, const char *what, const std::string &name);
+    static Result<void> parseTargets(const char *op, const std::string &name,
+                                     const std::vector<dm::TargetLine> &targets, Device &d);
+    static Result<void> applyMessage(Device &d, const std::string &text);
+
+    std::map<std::string, Device> devices_;
+    std::map<Op, int> failures_;
+    std::vector<std::string> calls_;
+    unsigned nextMinor_{0};
+};
+
+} // namespace mpath::testing

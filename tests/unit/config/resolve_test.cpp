@@ -1,0 +1,227 @@
+#include "mpath/config/parser.h"
+#include "mpath/model/path.h"
+
+#include <gtest/gtest.h>
+
+namespace config = mpath::config;
+using namespace mpath::config;
+
+namespace {
+
+Config parsed(std::string_view text) {
+    ConfigResult r = config::parseString(text, "/etc/multipath.conf");
+    EXPECT_TRUE(r.diagnostics.empty())
+        << (r.diagnostics.empty() ? "" : r.diagnostics[0].toString());
+    return r.config;
+}
+
+const char *kLayered = R"(defaults {
+    no_path_retry 5
+    path_checker directio
+    rr_min_io_rq 3
+}
+devices {
+    device {
+        vendor ACME
+        product Rocket
+        no_path_retry 10
+        rr_min_io_rq 4
+    }
+}
+multipaths {
+    multipath {
+        wwid 3600
+        alias db
+        no_path_retry 20
+    }
+}
+overrides {
+    no_path_retry queue
+}
+)";
+
+} // namespace
+
+TEST(ConfigResolve, UsesBuiltinDefaultsWithoutConfiguration) {
+    Config c;
+    EffectiveSettings e = c.effective("QEMU", "QEMU HARDDISK", "2.5+", "0QEMU");
+    EXPECT_EQ(e.pathGroupingPolicy.value, GroupingPolicy::Failover);
+    EXPECT_EQ(e.pathGroupingPolicy.origin, Origin::Builtin);
+    EXPECT_EQ(e.pathSelector.value, (PathSelector{"service-time", {}}));
+    EXPECT_EQ(e.pathChecker.value, "tur");
+    EXPECT_EQ(e.failback.value, Failback::manual());
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::fail());
+    EXPECT_EQ(e.userFriendlyNames.value, false);
+    EXPECT_EQ(e.aliasPrefix.value, "mpath");
+    EXPECT_EQ(e.uidAttribute.value, "ID_SERIAL");
+    EXPECT_EQ(e.alias.value, "");
+}
+
+TEST(ConfigResolve, OverridesBeatMultipathsBeatDevicesBeatDefaults) {
+    Config c = parsed(kLayered);
+    EffectiveSettings e = c.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Overrides);
+    EXPECT_EQ(e.rrMinIoRq.value, 4u);
+    EXPECT_EQ(e.rrMinIoRq.origin, Origin::Devices);
+    EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 7}));
+    EXPECT_EQ(e.pathChecker.value, "directio");
+    EXPECT_EQ(e.pathChecker.origin, Origin::Defaults);
+    EXPECT_EQ(e.alias.value, "db");
+    EXPECT_EQ(e.alias.origin, Origin::Multipaths);
+}
+
+TEST(ConfigResolve, MultipathsBeatDevicesWithoutOverrides) {
+    Config c = parsed(kLayered);
+    c.overrides = Settings{};
+    EffectiveSettings e = c.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(20));
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Multipaths);
+    EffectiveSettings other = c.effective("ACME", "Rocket", "1", "3700");
+    EXPECT_EQ(other.noPathRetry.value, NoPathRetry::times(10));
+    EXPECT_EQ(other.noPathRetry.origin, Origin::Devices);
+    EXPECT_EQ(other.alias.value, "");
+}
+
+TEST(ConfigResolve, DefaultsApplyToPathsNoDeviceEntryMatches) {
+    Config c = parsed(kLayered);
+    c.overrides = Settings{};
+    EffectiveSettings e = c.effective("OTHER", "Disk", "1", "3900");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(5));
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Defaults);
+}
+
+TEST(ConfigResolve, DeviceEntryIsMergedOverTheBuiltinEntry) {
+    Config c = parsed("devices {\n device {\n vendor NETAPP\n product LUN\n"
+                      " no_path_retry 30\n }\n}\n");
+    EffectiveSettings e = c.effective("NETAPP", "LUN C-Mode", "9300", "3600a098");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(30));
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Devices);
+    // Everything else the built-in NetApp entry says stays.
+    EXPECT_EQ(e.pathGroupingPolicy.value, GroupingPolicy::GroupByPrio);
+    EXPECT_EQ(e.pathGroupingPolicy.origin, Origin::Hwtable);
+    EXPECT_EQ(e.prio.value, "ontap");
+    EXPECT_EQ(e.failback.value, Failback::immediate());
+}
+
+TEST(ConfigResolve, DeviceEntriesOverrideDefaultsEvenWhenFromTheBuiltinTable) {
+    Config c = parsed("defaults {\n no_path_retry fail\n failback manual\n}\n");
+    EffectiveSettings e = c.effective("PURE", "FlashArray", "8888", "3624a937");
+    EXPECT_EQ(e.failback.value, Failback::immediate());
+    EXPECT_EQ(e.failback.origin, Origin::Hwtable);
+}
+
+TEST(ConfigResolve, LaterDeviceEntryWinsOverEarlierOne) {
+    Config c = parsed("devices {\n device {\n vendor ACME\n product .*\n prio alua\n }\n"
+                      " device {\n vendor ACME\n product Rocket\n prio const\n }\n}\n");
+    EXPECT_EQ(c.effective("ACME", "Rocket", "", "").prio.value, "const");
+    EXPECT_EQ(c.effective("ACME", "Sled", "", "").prio.value, "alua");
+}
+
+TEST(ConfigResolve, RevisionRestrictsADeviceEntry) {
+    Config c = parsed("devices {\n device {\n vendor ACME\n product Rocket\n revision ^2\n"
+                      " prio alua\n }\n}\n");
+    EXPECT_EQ(c.effective("ACME", "Rocket", "2.1", "").prio.value, "alua");
+    EXPECT_EQ(c.effective("ACME", "Rocket", "1.9", "").prio.value, "const");
+}
+
+TEST(ConfigResolve, LaterMultipathEntryForTheSameWwidWins) {
+    Config c = parsed("multipaths {\n multipath {\n wwid 36\n alias a\n }\n"
+                      " multipath {\n wwid 36\n alias b\n }\n}\n");
+    EXPECT_EQ(c.effective("X", "Y", "", "36").alias.value, "b");
+    ASSERT_NE(c.multipathFor("36"), nullptr);
+    EXPECT_EQ(c.multipathFor("36")->alias, "b");
+    EXPECT_EQ(c.multipathFor("37"), nullptr);
+}
+
+TEST(ConfigResolve, TakesIdentityFromAPath) {
+    Config c = parsed(kLayered);
+    mpath::model::Path p;
+    p.vendor = "ACME";
+    p.product = "Rocket";
+    p.wwid = "3600";
+    EXPECT_EQ(c.effective(p).alias.value, "db");
+}
+
+TEST(ConfigResolve, GlobalsComeFromDefaultsOrBuiltins) {
+    Config c = parsed("defaults {\n polling_interval 10\n find_multipaths greedy\n}\n");
+    EffectiveGlobals g = c.effectiveGlobals();
+    EXPECT_EQ(g.pollingInterval.value, 10u);
+    EXPECT_EQ(g.pollingInterval.origin, Origin::Defaults);
+    // multipath-tools derives max_polling_interval from polling_interval.
+    EXPECT_EQ(g.maxPollingInterval.value, 40u);
+    EXPECT_EQ(g.findMultipaths.value, FindMultipaths::Greedy);
+    EXPECT_EQ(g.bindingsFile.value, "/etc/multipath/bindings");
+    EXPECT_EQ(g.bindingsFile.origin, Origin::Builtin);
+    EXPECT_EQ(g.dmTarget.value, DmTarget::Lmpath);
+
+    Config none;
+    EXPECT_EQ(none.effectiveGlobals().findMultipaths.value, FindMultipaths::Strict);
+    EXPECT_EQ(none.effectiveGlobals().maxPollingInterval.value, 20u);
+}
+
+TEST(ConfigResolve, OwnFileLooksForItsOwnConfd) {
+    Config c;
+    c.ownFile = true;
+    EXPECT_EQ(c.effectiveGlobals().configDir.value, "/etc/mpathd/conf.d");
+    c.ownFile = false;
+    EXPECT_EQ(c.effectiveGlobals().configDir.value, "/etc/multipath/conf.d");
+}
+
+TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
+    Config c = parsed(kLayered);
+    std::vector<EffectiveEntry> entries = c.effective("ACME", "Rocket", "1", "3600").entries();
+    auto find = [&](const std::string &kw) -> const EffectiveEntry * {
+        for (const auto &e : entries)
+            if (e.keyword == kw)
+                return &e;
+        return nullptr;
+    };
+    ASSERT_NE(find("no_path_retry"), nullptr);
+    EXPECT_EQ(find("no_path_retry")->value, "queue");
+    EXPECT_EQ(find("no_path_retry")->origin, Origin::Overrides);
+    ASSERT_NE(find("path_selector"), nullptr);
+    EXPECT_EQ(find("path_selector")->value, "service-time 0");
+    ASSERT_NE(find("features"), nullptr);
+    EXPECT_EQ(find("features")->value, "0");
+    ASSERT_NE(find("alias"), nullptr);
+    EXPECT_EQ(find("alias")->value, "db");
+    ASSERT_NE(find("dev_loss_tmo"), nullptr);
+    EXPECT_EQ(find("dev_loss_tmo")->value, "600");
+
+    std::vector<EffectiveEntry> globals = c.effectiveGlobals().entries();
+    ASSERT_FALSE(globals.empty());
+    EXPECT_EQ(globals[0].keyword, "verbosity");
+}
+
+TEST(ConfigResolve, FormatsValuesAsTheFileWritesThem) {
+    EXPECT_EQ(toString(Failback::after(15)), "15");
+    EXPECT_EQ(toString(NoPathRetry::times(3)), "3");
+    EXPECT_EQ(toString(OffOrNumber::disabled()), "off");
+    EXPECT_EQ(toString(DevLossTmo::infinite()), "infinity");
+    EXPECT_EQ(toString(HardwareHandler{"alua", {}}), "1 alua");
+    EXPECT_EQ(toString(HardwareHandler{}), "0");
+    EXPECT_EQ(featuresToString({"pg_init_retries", "50"}), "2 pg_init_retries 50");
+    EXPECT_EQ(toString(PathSelector{"historical-service-time", {"10"}}),
+              "historical-service-time 1 10");
+    EXPECT_EQ(toString(GroupingPolicy::GroupByNodeName), std::string("group_by_node_name"));
+    EXPECT_EQ(toString(FindMultipaths::Smart), std::string("smart"));
+}
+
+TEST(ConfigResolve, DiagnosticWithoutLineNamesOnlyTheFile) {
+    Diagnostic d{"/etc/multipath.conf", 0, Diagnostic::Severity::Error, "cannot read"};
+    EXPECT_EQ(d.toString(), "/etc/multipath.conf: cannot read");
+}
+
+TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
+    ConfigResult r = config::parseString("multipaths {\n multipath {\n wwid 36001\n"
+                                         " alias db\n }\n multipath {\n wwid 36002\n"
+                                         " alias db\n }\n}\n",
+                                         "/etc/multipath.conf");
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:6: alias 'db' is already used "
+                                           "for wwid 36001 at /etc/multipath.conf:2");
+    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
+    EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}

@@ -1,0 +1,104 @@
+#include "mpath/config/parser.h"
+#include "mpath/config/writer.h"
+#include "test_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace config = mpath::config;
+using namespace mpath::config;
+
+namespace {
+
+// Source locations differ between a file and its rewrite; everything else
+// must not.
+Config withoutLocations(Config c) {
+    c.files.clear();
+    auto clear = [](Blacklist &b) {
+        for (auto &p : b.devnodes)
+            p.where = {};
+        for (auto &p : b.wwids)
+            p.where = {};
+        for (auto &p : b.properties)
+            p.where = {};
+        for (auto &p : b.protocols)
+            p.where = {};
+        for (auto &d : b.devices)
+            d.where = {};
+    };
+    clear(c.blacklist);
+    clear(c.blacklistExceptions);
+    for (auto &d : c.devices)
+        d.where = {};
+    for (auto &m : c.multipaths)
+        m.where = {};
+    return c;
+}
+
+std::string readData(const std::string &name) {
+    return mpath_test::readFile(std::filesystem::path(MPATH_TEST_DATA_DIR) / "config" / name);
+}
+
+} // namespace
+
+TEST(ConfigWriter, WritesNothingForAnEmptyConfig) {
+    EXPECT_EQ(config::write(Config{}), "");
+}
+
+TEST(ConfigWriter, WritesSectionsWithIndentedKeywords) {
+    ConfigResult r = config::parseString("defaults {\n polling_interval 10\n"
+                                         " features \"1 queue_if_no_path\"\n}\n"
+                                         "multipaths {\n multipath {\n wwid 36001\n"
+                                         " alias db\n }\n}\n");
+    ASSERT_TRUE(r.diagnostics.empty());
+    EXPECT_EQ(config::write(r.config), "defaults {\n"
+                                       "    polling_interval 10\n"
+                                       "    features \"1 queue_if_no_path\"\n"
+                                       "}\n"
+                                       "multipaths {\n"
+                                       "    multipath {\n"
+                                       "        wwid 36001\n"
+                                       "        alias db\n"
+                                       "    }\n"
+                                       "}\n");
+}
+
+TEST(ConfigWriter, QuotesOnlyWhatTheSyntaxNeeds) {
+    EXPECT_EQ(config::quote("tur"), "tur");
+    EXPECT_EQ(config::quote(""), "\"\"");
+    EXPECT_EQ(config::quote("a b"), "\"a b\"");
+    EXPECT_EQ(config::quote("a#b"), "\"a#b\"");
+    EXPECT_EQ(config::quote("a!b"), "\"a!b\"");
+    EXPECT_EQ(config::quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(ConfigWriter, RewriteOfAMultipathToolsFileReadsBackEqual) {
+    ConfigResult first = config::parseString(readData("multipath-tools-sample.conf"));
+    ASSERT_TRUE(first.diagnostics.empty());
+    // The sample has every section; an empty text would round-trip too.
+    ASSERT_FALSE(first.config.devices.empty());
+    ASSERT_FALSE(first.config.multipaths.empty());
+    ASSERT_FALSE(first.config.blacklist.empty());
+    ConfigResult second = config::parseString(config::write(first.config));
+    EXPECT_TRUE(second.diagnostics.empty()) << second.diagnostics[0].toString() << "\n"
+                                            << config::write(first.config);
+    EXPECT_EQ(withoutLocations(second.config), withoutLocations(first.config));
+}
+
+TEST(ConfigWriter, RewriteKeepsAwkwardValues) {
+    ConfigResult first = config::parseString(
+        "defaults {\n prio_args \"a  \"\"b\"\" #c\"\n getuid_callout \"/bin/id -g\"\n"
+        " failback 15\n no_path_retry queue\n dev_loss_tmo infinity\n fast_io_fail_tmo off\n"
+        " hardware_handler \"2 alua x\"\n path_selector \"historical-service-time 1 5\"\n}\n"
+        "blacklist {\n devnode \"!^(sd|nvme)\"\n device {\n product \"[{]x[}]\"\n }\n}\n"
+        "devices {\n device {\n vendor \"A B\"\n product .*\n product_blacklist LUNZ\n"
+        " features 0\n }\n}\n",
+        "x", true);
+    ASSERT_TRUE(first.diagnostics.empty()) << first.diagnostics[0].toString();
+    ConfigResult second = config::parseString(config::write(first.config), "y", true);
+    EXPECT_TRUE(second.diagnostics.empty()) << second.diagnostics[0].toString();
+    EXPECT_EQ(withoutLocations(second.config), withoutLocations(first.config));
+    EXPECT_EQ(second.config.defaults.prioArgs, "a  \"b\" #c");
+}

@@ -1,0 +1,323 @@
+// One suite of what mpathd relies on from device-mapper, run against the
+// fake (here, always) and against libdevmapper on a real kernel (in the
+// VM lab, tests/vm/libmpath-dm-contract.sh, which gives it two paths of
+// one LUN). The fake cannot drift from the kernel unnoticed.
+#include "mpath/dm/status.h"
+#include "mpath/dm/table.h"
+#include "mpath/sys/device_mapper_lib.h"
+#include "mpath/testing/fake_device_mapper.h"
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+using namespace mpath;
+using model::DmPathState;
+using model::Map;
+
+namespace {
+
+/// What the suite needs besides the DeviceMapper itself.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual dm::DeviceMapper &dm() = 0;
+    /// Two paths of one LUN, "major:minor".
+    virtual std::pair<std::string, std::string> paths() const = 0;
+    /// Size in sectors of a map over them.
+    virtual uint64_t size() const = 0;
+    /// The target to build maps with.
+    virtual std::string target() const = 0;
+    /// Keeps map \a name open (as a mounted file system would) until
+    /// release().
+    virtual void holdOpen(const std::string &name) = 0;
+    virtual void release(const std::string &name) = 0;
+};
+
+class FakeBackend final : public Backend {
+public:
+    dm::DeviceMapper &dm() override { return dm_; }
+    std::pair<std::string, std::string> paths() const override { return {"8:16", "8:32"}; }
+    uint64_t size() const override { return 2048; }
+    std::string target() const override { return "multipath"; }
+    void holdOpen(const std::string &name) override { dm_.setOpenCount(name, 1); }
+    void release(const std::string &name) override { dm_.setOpenCount(name, 0); }
+
+private:
+    mpath::testing::FakeDeviceMapper dm_;
+};
+
+/// libdevmapper on this machine's kernel. MPATH_DM_CONTRACT_PATHS names
+/// two block devices of one LUN ("8:16 8:32"), MPATH_DM_CONTRACT_SIZE
+/// their size in sectors, MPATH_DM_CONTRACT_TARGET "multipath" or
+/// "lmpath".
+class KernelBackend final : public Backend {
+public:
+    static std::unique_ptr<KernelBackend> fromEnvironment(std::string &why) {
+        const char *paths = std::getenv("MPATH_DM_CONTRACT_PATHS");
+        const char *size = std::getenv("MPATH_DM_CONTRACT_SIZE");
+        if (!paths || !size) {
+            why = "MPATH_DM_CONTRACT_PATHS/SIZE are not set: this backend runs in the VM lab "
+                  "(tests/vm/libmpath-dm-contract.sh) on real paths";
+            return nullptr;
+        }
+        if (!sys::DeviceMapperLib::available()) {
+            why = "/dev/mapper/control cannot be opened";
+            return nullptr;
+        }
+        auto b = std::make_unique<KernelBackend>();
+        std::istringstream in(paths);
+        in >> b->paths_.first >> b->paths_.second;
+        b->size_ = std::strtoull(size, nullptr, 10);
+        const char *target = std::getenv("MPATH_DM_CONTRACT_TARGET");
+        b->target_ = target ? target : "multipath";
+        return b;
+    }
+
+    ~KernelBackend() override {
+        for (auto &[name, fd] : open_)
+            ::close(fd);
+    }
+
+    dm::DeviceMapper &dm() override { return dm_; }
+    std::pair<std::string, std::string> paths() const override { return paths_; }
+    uint64_t size() const override { return size_; }
+    std::string target() const override { return target_; }
+    void holdOpen(const std::string &name) override {
+        int fd = ::open(("/dev/mapper/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+        ASSERT_GE(fd, 0) << "open /dev/mapper/" << name;
+        open_.emplace_back(name, fd);
+    }
+    void release(const std::string &name) override {
+        for (auto it = open_.begin(); it != open_.end(); ++it)
+            if (it->first == name) {
+                ::close(it->second);
+                open_.erase(it);
+                return;
+            }
+    }
+
+private:
+    sys::DeviceMapperLib dm_;
+    std::pair<std::string, std::string> paths_;
+    uint64_t size_{0};
+    std::string target_;
+    std::vector<std::pair<std::string, int>> open_;
+};
+
+class DeviceMapperContract : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (GetParam() == "fake") {
+            backend_ = std::make_unique<FakeBackend>();
+        } else {
+            std::string why;
+            backend_ = KernelBackend::fromEnvironment(why);
+            if (!backend_)
+                GTEST_SKIP() << why;
+        }
+        prefix_ = "mpath-contract-" + std::to_string(::getpid()) + "-";
+    }
+
+    void TearDown() override {
+        if (!backend_)
+            return;
+        for (const auto &n : made_) {
+            backend_->release(n);
+            (void)dm().remove(n);
+        }
+    }
+
+    dm::DeviceMapper &dm() { return backend_->dm(); }
+    std::string name(const std::string &n) {
+        made_.push_back(prefix_ + n);
+        return prefix_ + n;
+    }
+    /// A two-path, one-group round-robin table in the form the kernel
+    /// prints back.
+    std::vector<dm::TargetLine> table(const std::string &features = "0") {
+        auto [a, b] = backend_->paths();
+        return {{0, backend_->size(), backend_->target(),
+                 features + " 0 1 1 round-robin 0 2 1 " + a + " 1 " + b + " 1"}};
+    }
+    /// The map as table and status describe it.
+    Map live(const std::string &n) {
+        auto t = dm().table(n);
+        EXPECT_TRUE(t) << (t ? "" : t.error().message);
+        if (!t || t->empty())
+            return {};
+        auto m = dm::parseTable(t->front().params);
+        EXPECT_TRUE(m) << (m ? "" : m.error().message);
+        auto s = dm().status(n);
+        EXPECT_TRUE(s) << (s ? "" : s.error().message);
+        if (!m || !s || s->empty())
+            return {};
+        auto st = dm::parseStatus(s->front().params, *m);
+        EXPECT_TRUE(st) << (st ? "" : st.error().message);
+        return *m;
+    }
+
+    std::unique_ptr<Backend> backend_;
+    std::string prefix_;
+    std::vector<std::string> made_;
+};
+
+} // namespace
+
+TEST_P(DeviceMapperContract, ACreatedMapIsListedWithItsUuidAndTarget) {
+    const std::string n = name("a");
+    ASSERT_TRUE(dm().create(n, "mpath-" + n, table()));
+    auto list = dm().listMultipath();
+    ASSERT_TRUE(list) << list.error().message;
+    bool found = false;
+    for (const auto &d : *list)
+        if (d.name == n) {
+            found = true;
+            EXPECT_EQ(d.uuid, "mpath-" + n);
+            EXPECT_EQ(d.targetType, backend_->target());
+            EXPECT_FALSE(d.suspended);
+        }
+    EXPECT_TRUE(found);
+}
+
+TEST_P(DeviceMapperContract, TheTableReadsBackAsCreated) {
+    const std::string n = name("t");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto t = dm().table(n);
+    ASSERT_TRUE(t) << t.error().message;
+    ASSERT_EQ(t->size(), 1u);
+    EXPECT_EQ(t->front(), table().front());
+}
+
+TEST_P(DeviceMapperContract, AMapThatIsNotThereIsEnxioAndNamed) {
+    const std::string n = prefix_ + "missing";
+    auto i = dm().info(n);
+    ASSERT_FALSE(i);
+    EXPECT_EQ(i.code(), ENXIO);
+    EXPECT_EQ(i.error().message, "info " + n + ": No such device or address");
+    EXPECT_EQ(dm().table(n).code(), ENXIO);
+    EXPECT_EQ(dm().status(n).code(), ENXIO);
+    EXPECT_EQ(dm().remove(n).code(), ENXIO);
+    EXPECT_EQ(dm().message(n, 0, "queue_if_no_path").code(), ENXIO);
+}
+
+TEST_P(DeviceMapperContract, ADuplicateNameOrUuidIsEexistAndChangesNothing) {
+    const std::string a = name("dup");
+    ASSERT_TRUE(dm().create(a, "mpath-" + a, table()));
+    EXPECT_EQ(dm().create(a, "mpath-other-" + a, table()).code(), EEXIST);
+    const std::string b = name("dup2");
+    EXPECT_EQ(dm().create(b, "mpath-" + a, table()).code(), EEXIST);
+    EXPECT_EQ(dm().info(b).code(), ENXIO);
+}
+
+TEST_P(DeviceMapperContract, ATableTheTargetRejectsIsEinvalAndCreatesNothing) {
+    const std::string n = name("bad");
+    auto [a, b] = backend_->paths();
+    auto r = dm().create(n, "",
+                         {{0, backend_->size(), backend_->target(), "0 0 1 1 round-robin 0 0 0"}});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), EINVAL) << r.error().message;
+    EXPECT_EQ(dm().info(n).code(), ENXIO);
+}
+
+TEST_P(DeviceMapperContract, FailAndReinstateShowInTheStatusWithAFailCount) {
+    const std::string n = name("f");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto [a, b] = backend_->paths();
+    ASSERT_TRUE(dm().message(n, 0, "fail_path " + b));
+    Map m = live(n);
+    ASSERT_EQ(m.groups.size(), 1u);
+    ASSERT_EQ(m.groups[0].paths.size(), 2u);
+    EXPECT_EQ(m.groups[0].paths[0].dmState, DmPathState::Active);
+    EXPECT_EQ(m.groups[0].paths[1].dmState, DmPathState::Failed);
+    EXPECT_EQ(m.groups[0].paths[1].failCount, 1u);
+    ASSERT_TRUE(dm().message(n, 0, "reinstate_path " + b));
+    m = live(n);
+    EXPECT_EQ(m.groups[0].paths[1].dmState, DmPathState::Active);
+    EXPECT_EQ(m.groups[0].paths[1].failCount, 1u) << "the count stays";
+}
+
+TEST_P(DeviceMapperContract, MessagesForUnknownPathsAndVerbsAreRefused) {
+    const std::string n = name("m");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto unknownVerb = dm().message(n, 0, "explode");
+    ASSERT_FALSE(unknownVerb);
+    EXPECT_EQ(unknownVerb.code(), EINVAL);
+    EXPECT_NE(unknownVerb.error().message.find(n), std::string::npos);
+    auto badGroup = dm().message(n, 0, "switch_group 7");
+    ASSERT_FALSE(badGroup);
+    EXPECT_EQ(badGroup.code(), EINVAL);
+}
+
+TEST_P(DeviceMapperContract, QueueingMessagesShowInTheTableFeatures) {
+    const std::string n = name("q");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    ASSERT_TRUE(dm().message(n, 0, "queue_if_no_path"));
+    EXPECT_EQ(live(n).features, std::vector<std::string>{"queue_if_no_path"});
+    ASSERT_TRUE(dm().message(n, 0, "fail_if_no_path"));
+    EXPECT_TRUE(live(n).features.empty());
+}
+
+TEST_P(DeviceMapperContract, AReloadReplacesTheTableAndBumpsTheEventNumber) {
+    const std::string n = name("r");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto before = dm().info(n);
+    ASSERT_TRUE(before);
+    ASSERT_TRUE(dm().reload(n, table("1 queue_if_no_path")));
+    auto t = dm().table(n);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->front(), table("1 queue_if_no_path").front());
+    auto after = dm().info(n);
+    ASSERT_TRUE(after);
+    EXPECT_GT(after->eventNr, before->eventNr);
+    EXPECT_FALSE(after->suspended);
+}
+
+TEST_P(DeviceMapperContract, AFailedReloadKeepsTheLiveTableAndTheMapRunning) {
+    const std::string n = name("fr");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto r = dm().reload(n, {{0, backend_->size(), backend_->target(), "0 0 1 1 bogus 0 0 0"}});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), EINVAL);
+    auto t = dm().table(n);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->front(), table().front());
+    auto i = dm().info(n);
+    ASSERT_TRUE(i);
+    EXPECT_FALSE(i->suspended);
+}
+
+TEST_P(DeviceMapperContract, AnOpenMapIsRemovedOnlyDeferredAtItsLastClose) {
+    const std::string n = name("open");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    backend_->holdOpen(n);
+    auto busy = dm().remove(n);
+    ASSERT_FALSE(busy);
+    EXPECT_EQ(busy.code(), EBUSY);
+    ASSERT_TRUE(dm().info(n));
+    ASSERT_TRUE(dm().remove(n, true));
+    ASSERT_TRUE(dm().info(n)) << "still there while open";
+    backend_->release(n);
+    EXPECT_EQ(dm().info(n).code(), ENXIO) << "gone at the last close";
+}
+
+TEST_P(DeviceMapperContract, ARenameMovesTheMapAndRefusesATakenName) {
+    const std::string a = name("ren-a");
+    const std::string b = name("ren-b");
+    const std::string c = name("ren-c");
+    ASSERT_TRUE(dm().create(a, "mpath-" + a, table()));
+    ASSERT_TRUE(dm().create(c, "", table()));
+    ASSERT_TRUE(dm().rename(a, b));
+    EXPECT_EQ(dm().info(a).code(), ENXIO);
+    auto moved = dm().info(b);
+    ASSERT_TRUE(moved);
+    EXPECT_EQ(moved->uuid, "mpath-" + a);
+    EXPECT_EQ(dm().rename(b, c).code(), EEXIST);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DeviceMapperContract,
+                         ::testing::Values(std::string("fake"), std::string("libdevmapper")),
+                         [](const auto &info) { return info.param; });
