@@ -92,7 +92,12 @@ Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const 
         next = dm_get_next_target(t.get(), next, &start, &length, &ttype, &params);
         if (!ttype)
             break;
-        targets.push_back(dm::TargetLine{start, length, ttype, params ? params : ""});
+        // The multipath target ends its lines with a blank: the text is
+        // what it says, not how it spaces it.
+        std::string text = params ? params : "";
+        while (!text.empty() && (text.back() == ' ' || text.back() == '\n'))
+            text.pop_back();
+        targets.push_back(dm::TargetLine{start, length, ttype, std::move(text)});
     } while (next);
     return targets;
 }
@@ -190,17 +195,47 @@ Result<std::vector<dm::TargetLine>> DeviceMapperLib::status(const std::string &n
 
 Result<void> DeviceMapperLib::create(const std::string &name, const std::string &uuid,
                                      const std::vector<dm::TargetLine> &targets) {
-    DmTask t(DM_DEVICE_CREATE);
-    if (auto r = prepare(t, "create", name); !r)
-        return r;
-    if (!uuid.empty() && !dm_task_set_uuid(t.get(), uuid.c_str()))
-        return Error{EINVAL, "create " + name + ": '" + uuid + "' is not a uuid"};
-    if (auto r = addTargets(t, "create", name, targets); !r)
-        return r;
-    (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE);
-    if (!t.setCookie(0))
-        return failure("create", name, EIO);
-    return runAndWait(t, "create", name);
+    // The kernel answers a taken name or uuid with EBUSY and a table it
+    // rejects with EINVAL, but libdevmapper's create-with-table loses those
+    // on its way back. Ask first, then create, load and resume in three
+    // steps, as libdevmapper itself does, keeping each step's errno.
+    if (auto d = info(name); d)
+        return Error{EEXIST, "create " + name + ": a device of that name exists"};
+    if (!uuid.empty()) {
+        DmTask byUuid(DM_DEVICE_INFO);
+        struct dm_info i {};
+        if (byUuid && dm_task_set_uuid(byUuid.get(), uuid.c_str()) && byUuid.run() == 0 &&
+            dm_task_get_info(byUuid.get(), &i) && i.exists)
+            return Error{EEXIST, "create " + name + ": a device with uuid " + uuid + " exists"};
+    }
+    if (targets.empty())
+        return Error{EINVAL, "create " + name + ": no target lines"};
+    {
+        DmTask t(DM_DEVICE_CREATE);
+        if (auto r = prepare(t, "create", name); !r)
+            return r;
+        if (!uuid.empty() && !dm_task_set_uuid(t.get(), uuid.c_str()))
+            return Error{EINVAL, "create " + name + ": '" + uuid + "' is not a uuid"};
+        (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE);
+        if (auto r = run(t, "create", name); !r)
+            return r;
+    }
+    Result<void> loaded = [&]() -> Result<void> {
+        DmTask t(DM_DEVICE_RELOAD);
+        if (auto r = prepare(t, "create", name); !r)
+            return r;
+        if (auto r = addTargets(t, "create", name, targets); !r)
+            return r;
+        return run(t, "create", name);
+    }();
+    if (!loaded) {
+        // Leave nothing behind: the empty device goes again.
+        DmTask rm(DM_DEVICE_REMOVE);
+        if (prepare(rm, "remove", name) && rm.setCookie(0))
+            (void)runAndWait(rm, "remove", name);
+        return loaded;
+    }
+    return suspendResume(name, false);
 }
 
 Result<void> DeviceMapperLib::reload(const std::string &name,
@@ -249,6 +284,9 @@ Result<void> DeviceMapperLib::remove(const std::string &name, bool deferred) {
 }
 
 Result<void> DeviceMapperLib::rename(const std::string &name, const std::string &newName) {
+    // The kernel answers a taken name with EBUSY, as it does a busy device.
+    if (!newName.empty() && info(newName))
+        return Error{EEXIST, "rename " + name + ": a device named " + newName + " exists"};
     DmTask t(DM_DEVICE_RENAME);
     if (auto r = prepare(t, "rename", name); !r)
         return r;

@@ -132,10 +132,10 @@ Result<void> FakeDeviceMapper::create(const std::string &name, const std::string
     if (name.empty())
         return Error{EINVAL, "create: '' is not a device name"};
     if (devices_.count(name))
-        return failure("create", name, EEXIST);
+        return Error{EEXIST, "create " + name + ": a device of that name exists"};
     for (const auto &[n, d] : devices_)
         if (!uuid.empty() && d.dev.uuid == uuid)
-            return failure("create", name, EEXIST);
+            return Error{EEXIST, "create " + name + ": a device with uuid " + uuid + " exists"};
     Device d;
     if (auto r = parseTargets("create", name, targets, d); !r)
         return r;
@@ -161,7 +161,6 @@ Result<void> FakeDeviceMapper::reload(const std::string &name,
         return r;
     next.targets = targets;
     next.dev.targetType = targets[0].type;
-    ++next.dev.eventNr;
     it->second = std::move(next);
     return ok();
 }
@@ -197,8 +196,10 @@ Result<void> FakeDeviceMapper::applyMessage(Device &d, const std::string &text) 
                 if (verb == "fail_path" && p.dmState != DmPathState::Failed) {
                     p.dmState = DmPathState::Failed;
                     ++p.failCount;
-                } else if (verb == "reinstate_path") {
+                    ++d.dev.eventNr; // the target raises a table event
+                } else if (verb == "reinstate_path" && p.dmState != DmPathState::Active) {
                     p.dmState = DmPathState::Active;
+                    ++d.dev.eventNr;
                 }
                 return ok();
             }
@@ -272,7 +273,7 @@ Result<void> FakeDeviceMapper::rename(const std::string &name, const std::string
     if (newName.empty())
         return Error{EINVAL, "rename " + name + ": '' is not a device name"};
     if (devices_.count(newName))
-        return failure("rename", name, EEXIST);
+        return Error{EEXIST, "rename " + name + ": a device named " + newName + " exists"};
     Device d = std::move(it->second);
     devices_.erase(it);
     d.dev.name = newName;

@@ -7,8 +7,10 @@
 #include "mpath/sys/device_mapper_lib.h"
 #include "mpath/testing/fake_device_mapper.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fcntl.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <memory>
 #include <sstream>
@@ -108,6 +110,18 @@ private:
     std::vector<std::pair<std::string, int>> open_;
 };
 
+/// Polls \a pred for up to 5 s: the kernel does some of its work in work
+/// items and udev, after the call returns.
+bool eventually(const std::function<bool()> &pred) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!pred()) {
+        if (std::chrono::steady_clock::now() > end)
+            return false;
+        ::usleep(20000);
+    }
+    return true;
+}
+
 class DeviceMapperContract : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
@@ -167,6 +181,13 @@ protected:
 
 } // namespace
 
+namespace mpath::dm {
+// Readable failures for table lines.
+void PrintTo(const TargetLine &t, std::ostream *os) {
+    *os << '"' << t.start << ' ' << t.length << ' ' << t.type << ' ' << t.params << '"';
+}
+} // namespace mpath::dm
+
 TEST_P(DeviceMapperContract, ACreatedMapIsListedWithItsUuidAndTarget) {
     const std::string n = name("a");
     ASSERT_TRUE(dm().create(n, "mpath-" + n, table()));
@@ -207,9 +228,14 @@ TEST_P(DeviceMapperContract, AMapThatIsNotThereIsEnxioAndNamed) {
 TEST_P(DeviceMapperContract, ADuplicateNameOrUuidIsEexistAndChangesNothing) {
     const std::string a = name("dup");
     ASSERT_TRUE(dm().create(a, "mpath-" + a, table()));
-    EXPECT_EQ(dm().create(a, "mpath-other-" + a, table()).code(), EEXIST);
+    auto sameName = dm().create(a, "mpath-other-" + a, table());
+    EXPECT_EQ(sameName.code(), EEXIST);
+    EXPECT_EQ(sameName.error().message, "create " + a + ": a device of that name exists");
     const std::string b = name("dup2");
-    EXPECT_EQ(dm().create(b, "mpath-" + a, table()).code(), EEXIST);
+    auto sameUuid = dm().create(b, "mpath-" + a, table());
+    EXPECT_EQ(sameUuid.code(), EEXIST);
+    EXPECT_EQ(sameUuid.error().message,
+              "create " + b + ": a device with uuid mpath-" + a + " exists");
     EXPECT_EQ(dm().info(b).code(), ENXIO);
 }
 
@@ -227,7 +253,14 @@ TEST_P(DeviceMapperContract, FailAndReinstateShowInTheStatusWithAFailCount) {
     const std::string n = name("f");
     ASSERT_TRUE(dm().create(n, "", table()));
     auto [a, b] = backend_->paths();
+    auto before = dm().info(n);
+    ASSERT_TRUE(before);
     ASSERT_TRUE(dm().message(n, 0, "fail_path " + b));
+    // The target raises a table event (from a work item in the kernel).
+    EXPECT_TRUE(eventually([&] {
+        auto now = dm().info(n);
+        return now && now->eventNr > before->eventNr;
+    })) << "no table event after fail_path";
     Map m = live(n);
     ASSERT_EQ(m.groups.size(), 1u);
     ASSERT_EQ(m.groups[0].paths.size(), 2u);
@@ -261,18 +294,15 @@ TEST_P(DeviceMapperContract, QueueingMessagesShowInTheTableFeatures) {
     EXPECT_TRUE(live(n).features.empty());
 }
 
-TEST_P(DeviceMapperContract, AReloadReplacesTheTableAndBumpsTheEventNumber) {
+TEST_P(DeviceMapperContract, AReloadReplacesTheTableAndLeavesTheMapRunning) {
     const std::string n = name("r");
     ASSERT_TRUE(dm().create(n, "", table()));
-    auto before = dm().info(n);
-    ASSERT_TRUE(before);
     ASSERT_TRUE(dm().reload(n, table("1 queue_if_no_path")));
     auto t = dm().table(n);
     ASSERT_TRUE(t);
     EXPECT_EQ(t->front(), table("1 queue_if_no_path").front());
     auto after = dm().info(n);
     ASSERT_TRUE(after);
-    EXPECT_GT(after->eventNr, before->eventNr);
     EXPECT_FALSE(after->suspended);
 }
 
@@ -301,7 +331,9 @@ TEST_P(DeviceMapperContract, AnOpenMapIsRemovedOnlyDeferredAtItsLastClose) {
     ASSERT_TRUE(dm().remove(n, true));
     ASSERT_TRUE(dm().info(n)) << "still there while open";
     backend_->release(n);
-    EXPECT_EQ(dm().info(n).code(), ENXIO) << "gone at the last close";
+    // udev may look at the device once more when it closes.
+    EXPECT_TRUE(eventually([&] { return dm().info(n).code() == ENXIO; }))
+        << "gone at the last close";
 }
 
 TEST_P(DeviceMapperContract, ARenameMovesTheMapAndRefusesATakenName) {
@@ -315,7 +347,9 @@ TEST_P(DeviceMapperContract, ARenameMovesTheMapAndRefusesATakenName) {
     auto moved = dm().info(b);
     ASSERT_TRUE(moved);
     EXPECT_EQ(moved->uuid, "mpath-" + a);
-    EXPECT_EQ(dm().rename(b, c).code(), EEXIST);
+    auto taken = dm().rename(b, c);
+    EXPECT_EQ(taken.code(), EEXIST);
+    EXPECT_NE(taken.error().message.find(c), std::string::npos) << taken.error().message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceMapperContract,
