@@ -1,5 +1,7 @@
 #include "mpath/state/bindings.h"
 
+#include "state/wwid_text.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -9,49 +11,21 @@ namespace mpath::state {
 
 namespace {
 
-bool isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 bool hasBlank(std::string_view s) {
     return std::any_of(s.begin(), s.end(), isBlank) || s.find('\n') != std::string_view::npos;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && isBlank(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && isBlank(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-// A WWID may hold inner blanks: SCSI serials read by old getuid callouts
-// did ("1ATA     VBOX HARDDISK    VB..."), and bindings files still carry
-// them. It is the rest of the line after the alias.
-bool validWwid(std::string_view wwid) {
-    return !wwid.empty() && trim(wwid) == wwid && wwid.find('\n') == std::string_view::npos &&
-           wwid.find('#') == std::string_view::npos;
 }
 
 } // namespace
 
 BindingsParseResult Bindings::parse(std::string_view text, const std::string &fileName) {
     BindingsParseResult r;
-    unsigned no = 0;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++no;
+    forEachLine(text, [&](std::string_view line, unsigned no) {
         size_t hash = line.find('#');
         if (hash != std::string_view::npos)
             line = line.substr(0, hash);
         line = trim(line);
         if (line.empty())
-            continue;
+            return;
         auto err = [&](std::string msg) {
             r.diagnostics.push_back(
                 {fileName, no, config::Diagnostic::Severity::Error, std::move(msg)});
@@ -61,21 +35,15 @@ BindingsParseResult Bindings::parse(std::string_view text, const std::string &fi
             ++gap;
         std::string_view aliasText = line.substr(0, gap);
         std::string_view wwidText = trim(line.substr(gap));
-        if (wwidText.empty()) {
-            err("malformed binding; expected 'alias wwid'; line ignored");
-            continue;
-        }
+        if (wwidText.empty())
+            return err("malformed binding; expected 'alias wwid'; line ignored");
         std::string alias(aliasText), wwid(wwidText);
-        if (auto other = r.bindings.wwidFor(alias)) {
-            err("alias '" + alias + "' is already bound to " + *other + "; line ignored");
-            continue;
-        }
-        if (auto other = r.bindings.aliasFor(wwid)) {
-            err("wwid " + wwid + " is already bound to '" + *other + "'; line ignored");
-            continue;
-        }
+        if (auto other = r.bindings.wwidFor(alias))
+            return err("alias '" + alias + "' is already bound to " + *other + "; line ignored");
+        if (auto other = r.bindings.aliasFor(wwid))
+            return err("wwid " + wwid + " is already bound to '" + *other + "'; line ignored");
         r.bindings.entries_.push_back({std::move(alias), std::move(wwid)});
-    }
+    });
     return r;
 }
 
@@ -155,7 +123,7 @@ std::string Bindings::nextFreeAlias(std::string_view prefix,
 Result<void> Bindings::add(std::string alias, std::string wwid) {
     if (alias.empty() || hasBlank(alias) || alias.find('#') != std::string::npos)
         return Error{EINVAL, "'" + alias + "' cannot be an alias in a bindings file"};
-    if (!validWwid(wwid))
+    if (!validWwid(wwid, '#'))
         return Error{EINVAL, "'" + wwid + "' cannot be a WWID in a bindings file"};
     if (auto other = wwidFor(alias))
         return Error{EEXIST, "alias '" + alias + "' is bound to " + *other};

@@ -1,61 +1,32 @@
 #include "mpath/state/wwids_file.h"
 
 #include "state/locked_file.h"
+#include "state/wwid_text.h"
 
 #include <algorithm>
 #include <cerrno>
 
 namespace mpath::state {
 
-namespace {
-
-bool isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && isBlank(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && isBlank(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-// Inner blanks are allowed (old SCSI serials have them); '/' would end
-// the entry early.
-bool validWwid(std::string_view wwid) {
-    return !wwid.empty() && trim(wwid) == wwid && wwid.find('/') == std::string_view::npos &&
-           wwid.find('\n') == std::string_view::npos;
-}
-
-} // namespace
-
 std::vector<std::string> WwidsFile::parse(std::string_view text, const std::string &fileName,
                                           std::vector<config::Diagnostic> *diagnostics) {
     std::vector<std::string> wwids;
-    unsigned no = 0;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = trim(text.substr(pos, end - pos));
-        pos = end + 1;
-        ++no;
+    forEachLine(text, [&](std::string_view line, unsigned no) {
+        line = trim(line);
         if (line.empty() || line[0] == '#')
-            continue;
+            return;
         std::string_view inner = line.size() >= 2 && line.front() == '/' && line.back() == '/'
                                      ? line.substr(1, line.size() - 2)
                                      : std::string_view{};
-        if (!validWwid(inner)) {
+        if (!validWwid(inner, '/')) {
             if (diagnostics)
                 diagnostics->push_back({fileName, no, config::Diagnostic::Severity::Warning,
                                         "malformed line; expected '/wwid/'; ignored"});
-            continue;
+            return;
         }
         if (std::find(wwids.begin(), wwids.end(), inner) == wwids.end())
             wwids.emplace_back(inner);
-    }
+    });
     return wwids;
 }
 
@@ -88,43 +59,47 @@ Result<bool> WwidsFile::contains(std::string_view wwid) const {
     return std::find(wwids->begin(), wwids->end(), wwid) != wwids->end();
 }
 
-Result<bool> WwidsFile::add(std::string_view wwid, std::chrono::milliseconds wait) {
-    if (!validWwid(wwid))
-        return Error{EINVAL, "'" + std::string(wwid) + "' cannot be a WWID in a wwids file"};
-    bool added = false;
+Result<bool> WwidsFile::edit(const std::function<bool(std::vector<std::string> &wwids)> &change,
+                             std::chrono::milliseconds wait) {
+    bool changed = false;
     auto r = LockedFile(path_).update(
         [&](std::string &text) -> Result<bool> {
             std::vector<std::string> wwids = parse(text, path_);
-            if (std::find(wwids.begin(), wwids.end(), wwid) != wwids.end())
+            if (!change(wwids))
                 return false;
-            wwids.emplace_back(wwid);
             text = serialize(wwids);
-            added = true;
+            changed = true;
             return true;
         },
         wait);
     if (!r)
         return r.error();
-    return added;
+    return changed;
+}
+
+Result<bool> WwidsFile::add(std::string_view wwid, std::chrono::milliseconds wait) {
+    if (!validWwid(wwid, '/'))
+        return Error{EINVAL, "'" + std::string(wwid) + "' cannot be a WWID in a wwids file"};
+    return edit(
+        [&](std::vector<std::string> &wwids) {
+            if (std::find(wwids.begin(), wwids.end(), wwid) != wwids.end())
+                return false;
+            wwids.emplace_back(wwid);
+            return true;
+        },
+        wait);
 }
 
 Result<bool> WwidsFile::remove(std::string_view wwid, std::chrono::milliseconds wait) {
-    bool removed = false;
-    auto r = LockedFile(path_).update(
-        [&](std::string &text) -> Result<bool> {
-            std::vector<std::string> wwids = parse(text, path_);
+    return edit(
+        [&](std::vector<std::string> &wwids) {
             auto it = std::find(wwids.begin(), wwids.end(), wwid);
             if (it == wwids.end())
                 return false;
             wwids.erase(it);
-            text = serialize(wwids);
-            removed = true;
             return true;
         },
         wait);
-    if (!r)
-        return r.error();
-    return removed;
 }
 
 } // namespace mpath::state

@@ -40,10 +40,7 @@ mpathb 36001405abcdef0123456789abcdef012   # added by hand
 
 class BindingsFileTest : public ::testing::Test {
 protected:
-    void write(const std::string &text) {
-        fs::create_directories(fs::path(path_).parent_path());
-        std::ofstream(path_) << text;
-    }
+    void write(const std::string &text) { mpath_test::writeFile(path_, text); }
     std::string read() { return mpath_test::readFile(path_); }
 
     mpath_test::TempDir dir_{"mpath-bindings"};

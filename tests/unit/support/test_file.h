@@ -31,4 +31,14 @@ inline std::string readFile(const std::filesystem::path &path) {
     return text.str();
 }
 
+/// Writes \a text to \a path, making the folders on the way.
+/// \throw std::runtime_error naming the file when it cannot be written
+inline void writeFile(const std::filesystem::path &path, const std::string &text) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush())
+        throw std::runtime_error("cannot write " + path.string());
+}
+
 } // namespace mpath_test

@@ -4,6 +4,7 @@
 #include "mpath/error.h"
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,10 @@ public:
     Result<bool> remove(std::string_view wwid, std::chrono::milliseconds wait = {});
 
 private:
+    /// Under the lock: \a change edits the list and says whether it did.
+    Result<bool> edit(const std::function<bool(std::vector<std::string> &wwids)> &change,
+                      std::chrono::milliseconds wait);
+
     std::string path_;
 };
 
