@@ -43,13 +43,15 @@ public:
     bool ok() const { return v_.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    /// The value; asking a failed result for it is a bug and aborts.
+    /// The value; asking a failed result for it is a bug and aborts. A
+    /// temporary result hands its value out by value, so that
+    /// `for (auto &x : *f())` does not outlive what it iterates.
     T &value() & { return check(), std::get<0>(v_); }
     const T &value() const & { return check(), std::get<0>(v_); }
-    T &&value() && { return check(), std::get<0>(std::move(v_)); }
+    T value() && { return check(), std::get<0>(std::move(v_)); }
     T &operator*() & { return value(); }
     const T &operator*() const & { return value(); }
-    T &&operator*() && { return std::move(*this).value(); }
+    T operator*() && { return std::move(*this).value(); }
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
 

@@ -1,0 +1,176 @@
+#include "checker_scheduler.h"
+
+#include "daemon.h"
+#include "dm_ops.h"
+#include "log.h"
+#include "map_policies.h"
+#include "path_tracker.h"
+
+#include <mpath/policy/planner.h>
+
+namespace mpathd {
+
+using mpath::model::CheckerState;
+using mpath::model::DmPathState;
+
+namespace {
+
+bool up(CheckerState s) {
+    return s == CheckerState::Up || s == CheckerState::Ghost;
+}
+bool down(CheckerState s) {
+    return s == CheckerState::Down || s == CheckerState::Timeout;
+}
+
+} // namespace
+
+std::chrono::milliseconds CheckerScheduler::commandTimeout() const {
+    const unsigned t = daemon_.globals().checkerTimeout.value;
+    return std::chrono::seconds(t > 0 ? t : 30);
+}
+
+std::chrono::milliseconds CheckerScheduler::checkDeadline() const {
+    const auto interval =
+        std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value));
+    return std::min<std::chrono::milliseconds>(interval, commandTimeout());
+}
+
+void CheckerScheduler::sync() {
+    State &state = daemon_.mutableState();
+    for (auto &[name, rec] : state.paths) {
+        const auto map = state.maps.find(rec.mapWwid);
+        const bool inLiveMap = !rec.mapWwid.empty() && map != state.maps.end() && map->second.live;
+        if (!inLiveMap) {
+            rec.checker.reset();
+            rec.nextCheck.reset();
+            continue;
+        }
+        const auto eff = daemon_.config().effective(rec.path);
+        const std::string wanted = mpath::policy::choosePathPolicy(eff, rec.path).checker;
+        if (rec.checker && rec.checker->name() == wanted && rec.checker->devnode() == rec.devnode)
+            continue;
+        auto checker = daemon_.env().checkers(wanted, rec.devnode);
+        if (!checker) {
+            logError(aboutPath(name, map->second.name), checker.error().message);
+            continue;
+        }
+        rec.checker = std::move(*checker);
+        rec.checkedOnce = false;
+        rec.interval = std::chrono::seconds(daemon_.globals().pollingInterval.value);
+        arm(name, std::chrono::milliseconds(0));
+    }
+}
+
+void CheckerScheduler::arm(const std::string &kernelName, std::chrono::milliseconds after) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end())
+        return;
+    it->second.nextCheck =
+        daemon_.loop().addTimer(after, [this, kernelName] { check(kernelName); });
+}
+
+void CheckerScheduler::checkSoon(const std::string &kernelName) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end() || !it->second.checker || it->second.checking)
+        return;
+    arm(kernelName, std::chrono::milliseconds(0));
+}
+
+void CheckerScheduler::check(const std::string &kernelName) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end() || !it->second.checker)
+        return;
+    PathRecord &rec = it->second;
+    rec.nextCheck.reset();
+    if (rec.checking)
+        return;
+    rec.checking = true;
+    mpath::checkers::startCheck(daemon_.executor(), *rec.checker, checkDeadline(),
+                                [this, kernelName](mpath::checkers::CheckOutcome o) {
+                                    onResult(kernelName, std::move(o));
+                                });
+}
+
+void CheckerScheduler::onResult(const std::string &kernelName,
+                                mpath::checkers::CheckOutcome outcome) {
+    State &state = daemon_.mutableState();
+    auto it = state.paths.find(kernelName);
+    if (it == state.paths.end())
+        return; // the device went away meanwhile
+    PathRecord &rec = it->second;
+    rec.checking = false;
+    ++daemon_.mutableCounters().checks;
+    if (!rec.checker)
+        return; // left its map meanwhile
+    const auto polling = std::chrono::seconds(daemon_.globals().pollingInterval.value);
+    const auto maxPolling = std::chrono::seconds(daemon_.globals().maxPollingInterval.value);
+    if (outcome.state == CheckerState::Unchecked) {
+        // No news (every worker busy with hung devices): ask again.
+        arm(kernelName, polling);
+        return;
+    }
+    const CheckerState before = rec.path.checkerState;
+    const bool first = !rec.checkedOnce;
+    rec.checkedOnce = true;
+    rec.path.checkerState = outcome.state;
+    auto map = state.maps.find(rec.mapWwid);
+    const bool live = map != state.maps.end() && map->second.live;
+    const std::string mapName = live ? map->second.name : "";
+    const std::string devt = rec.path.devtString();
+
+    if (down(outcome.state)) {
+        if (!down(before) || first)
+            logWarning(aboutPath(kernelName, mapName),
+                       "checker " + std::string(rec.checker->name()) + " says " +
+                           std::string(mpath::model::toString(outcome.state)) + ": " +
+                           outcome.message);
+        if (live && rec.path.dmState != DmPathState::Failed) {
+            rec.path.dmState = DmPathState::Failed;
+            daemon_.dmOps().message(rec.mapWwid, mapName, "fail_path " + devt);
+        }
+    } else if (up(outcome.state)) {
+        const bool restored = down(before) || rec.path.dmState == DmPathState::Failed;
+        if (restored && live) {
+            logNotice(aboutPath(kernelName, mapName),
+                      "checker " + std::string(rec.checker->name()) + " says " +
+                          std::string(mpath::model::toString(outcome.state)) + ": reinstating");
+            rec.path.dmState = DmPathState::Active;
+            const std::string wwid = rec.mapWwid;
+            daemon_.dmOps().message(wwid, mapName, "reinstate_path " + devt,
+                                    [this, wwid, kernelName, before](mpath::Result<void> r) {
+                                        if (r)
+                                            daemon_.policies().pathRestored(wwid, kernelName);
+                                    });
+            daemon_.paths().reprioritize(kernelName);
+        }
+    }
+    if (live)
+        daemon_.policies().update(rec.mapWwid);
+
+    // Steady and up: check less often; any change, or down: at the base.
+    if (outcome.state == before && up(outcome.state))
+        rec.interval = std::min(rec.interval * 2, maxPolling);
+    else
+        rec.interval = polling;
+    arm(kernelName, rec.interval);
+}
+
+void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &devt, bool failed) {
+    State &state = daemon_.mutableState();
+    for (auto &[name, rec] : state.paths) {
+        if (rec.mapWwid != wwid || rec.path.devtString() != devt)
+            continue;
+        rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
+        if (failed) {
+            logWarning(aboutPath(name, state.maps[wwid].name), "device-mapper failed it");
+            checkSoon(name); // is it down, or was it one I/O error?
+        }
+        daemon_.policies().update(wwid);
+        return;
+    }
+}
+
+} // namespace mpathd

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <mpath/checkers/checker.h>
+#include <string>
+
+namespace mpathd {
+
+class Daemon;
+struct PathRecord;
+
+/// Checks every path of every map on a timer: polling_interval, doubling
+/// up to max_polling_interval while the path stays up, back to
+/// polling_interval on any change or while it is down. A check that
+/// gives no answer within the interval (or checker_timeout, if shorter)
+/// means the path's I/O hangs: it is failed like a path that answers
+/// "down", so I/O moves on within about two intervals. Results become
+/// fail_path and reinstate_path messages, never reloads.
+class CheckerScheduler {
+public:
+    explicit CheckerScheduler(Daemon &daemon) : daemon_(daemon) {}
+
+    /// Paths joined or left maps: start or stop their checks.
+    void sync();
+
+    /// Checks \a kernelName at once (a PATH_FAILED event, a path back).
+    void checkSoon(const std::string &kernelName);
+
+    /// device-mapper failed or reinstated a path of map \a wwid
+    /// (DM_ACTION events).
+    void dmPathEvent(const std::string &wwid, const std::string &devt, bool failed);
+
+    /// The loop's deadline for one check and the kernel's command timeout.
+    std::chrono::milliseconds checkDeadline() const;
+    std::chrono::milliseconds commandTimeout() const;
+
+private:
+    void arm(const std::string &kernelName, std::chrono::milliseconds after);
+    void check(const std::string &kernelName);
+    void onResult(const std::string &kernelName, mpath::checkers::CheckOutcome outcome);
+
+    Daemon &daemon_;
+};
+
+} // namespace mpathd

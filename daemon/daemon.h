@@ -1,0 +1,147 @@
+#pragma once
+
+#include "state.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mpath/checkers/checker.h>
+#include <mpath/config/config.h>
+#include <mpath/discovery/udev.h>
+#include <mpath/dm/device_mapper.h>
+#include <mpath/error.h>
+#include <mpath/prio/prioritizer.h>
+#include <mpath/sys/event_loop.h>
+#include <mpath/sys/executor.h>
+#include <string>
+
+namespace mpathd {
+
+class CheckerScheduler;
+class DmOps;
+class MapPolicies;
+class PathTracker;
+class Reconciler;
+class UeventSource;
+
+/// What the daemon runs on. main() gives it the real system; the tests give
+/// it a loop with a clock they move, a fake udev and device-mapper, a
+/// generated sysfs tree and checkers they script.
+struct Environment {
+    using CheckerFactory = std::function<mpath::Result<std::unique_ptr<mpath::checkers::Checker>>(
+        std::string_view name, std::string devnode)>;
+
+    mpath::sys::EventLoop *loop{nullptr};
+    mpath::discovery::Udev *udev{nullptr};
+    /// Shared with the executor's jobs, which may outlive the daemon when a
+    /// call hangs in the kernel. Must be safe to call from several threads
+    /// for different maps at once.
+    std::shared_ptr<mpath::dm::DeviceMapper> dm;
+    std::string root{"/"};         ///< configuration and state files below it
+    std::string sysfsRoot{"/sys"}; ///< where discovery reads
+    std::string devDirectory{"/dev"};
+    CheckerFactory checkers{&mpath::checkers::Checker::create};
+    mpath::prio::Context prio{mpath::prio::Context::system()};
+    /// sd_notify(): "READY=1", "STATUS=...", "RELOADING=1", "STOPPING=1".
+    std::function<void(const std::string &)> notify{[](const std::string &) {}};
+    /// Whether dm-lmpath can be used (loaded, or installed for the kernel
+    /// to load on first use).
+    std::function<bool()> lmpathAvailable{[] { return false; }};
+    mpath::sys::Executor::Options executor{};
+    /// How long events may gather before the maps are planned again: a
+    /// burst of path additions becomes one operation per map.
+    std::chrono::milliseconds coalesce{std::chrono::milliseconds(200)};
+    /// Deadlines on the loop for device-mapper calls.
+    std::chrono::milliseconds dmDeadline{std::chrono::seconds(60)};
+    std::chrono::milliseconds messageDeadline{std::chrono::seconds(10)};
+};
+
+/// Counts of what the daemon did, for tests and status output.
+struct Counters {
+    unsigned creates{0};
+    unsigned reloads{0};
+    unsigned renames{0};
+    unsigned removes{0};
+    unsigned messages{0};
+    unsigned plans{0};  ///< reconcile passes
+    unsigned checks{0}; ///< path checks answered
+};
+
+/// The daemon's context: the configuration, the state, and the parts that
+/// act on it, all on one event loop. Nothing here blocks: device I/O and
+/// device-mapper calls run on the executor and answer on the loop.
+class Daemon {
+public:
+    explicit Daemon(Environment env);
+    ~Daemon();
+    Daemon(const Daemon &) = delete;
+    Daemon &operator=(const Daemon &) = delete;
+
+    /// Reads the configuration (errors name file:line, and the daemon does
+    /// not start), starts the udev monitor, describes the devices present,
+    /// adopts the maps device-mapper has, and plans. READY=1 follows once
+    /// the first plan is carried out.
+    mpath::Result<void> start();
+
+    /// Reads the configuration again; a configuration with errors is not
+    /// taken (the old one stays, the errors are logged). Maps whose table
+    /// changes are reloaded, no other.
+    void reconfigure();
+
+    /// STOPPING=1; with queue_without_daemon no, queueing is turned off on
+    /// every map first. \a done is called when that is sent (or its
+    /// deadline passed); maps stay.
+    void stop(std::function<void()> done);
+
+    bool ready() const { return ready_; }
+    const State &state() const { return state_; }
+    const Counters &counters() const { return counters_; }
+    const mpath::config::Config &config() const { return config_; }
+    const mpath::config::EffectiveGlobals &globals() const { return globals_; }
+    mpath::config::DmTarget target() const { return target_; }
+
+    // The parts reach one another, and the context, through here.
+    Environment &env() { return env_; }
+    mpath::sys::EventLoop &loop() { return *env_.loop; }
+    mpath::sys::Executor &executor() { return *executor_; }
+    State &mutableState() { return state_; }
+    Counters &mutableCounters() { return counters_; }
+    PathTracker &paths() { return *paths_; }
+    Reconciler &reconciler() { return *reconciler_; }
+    CheckerScheduler &checks() { return *checks_; }
+    MapPolicies &policies() { return *policies_; }
+    DmOps &dmOps() { return *dmOps_; }
+
+    /// The bindings and wwids files (below the root).
+    std::string bindingsFile() const;
+    std::string wwidsFile() const;
+
+    /// A status line for systemd: "N maps, M paths".
+    void publishStatus();
+    /// Called by the reconciler when a plan has been carried out.
+    void onSettled();
+
+private:
+    mpath::Result<mpath::config::Config> readConfig() const;
+    void applyConfig(mpath::config::Config config);
+
+    Environment env_;
+    mpath::config::Config config_;
+    mpath::config::EffectiveGlobals globals_;
+    mpath::config::DmTarget target_{mpath::config::DmTarget::Lmpath};
+    State state_;
+    Counters counters_;
+    bool ready_{false};
+    bool reloading_{false};
+    bool stopping_{false};
+
+    std::unique_ptr<mpath::sys::Executor> executor_;
+    std::unique_ptr<DmOps> dmOps_;
+    std::unique_ptr<PathTracker> paths_;
+    std::unique_ptr<Reconciler> reconciler_;
+    std::unique_ptr<CheckerScheduler> checks_;
+    std::unique_ptr<MapPolicies> policies_;
+    std::unique_ptr<UeventSource> uevents_;
+};
+
+} // namespace mpathd

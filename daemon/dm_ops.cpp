@@ -1,0 +1,149 @@
+#include "dm_ops.h"
+
+#include "daemon.h"
+#include "log.h"
+
+#include <mpath/dm/table.h>
+
+namespace mpathd {
+
+using mpath::Error;
+using mpath::Result;
+
+template <typename T>
+void DmOps::run(const std::string &wwid, std::chrono::milliseconds deadline,
+                std::function<Result<T>(mpath::dm::DeviceMapper &)> op,
+                std::function<void(Result<T>)> done) {
+    // The job owns the adapter it uses: it may outlive the daemon when
+    // the kernel does not answer.
+    std::shared_ptr<mpath::dm::DeviceMapper> dm = daemon_.env().dm;
+    daemon_.executor().run<T>(
+        "map " + wwid, deadline, [dm, op = std::move(op)]() -> Result<T> { return op(*dm); },
+        std::move(done));
+}
+
+void DmOps::list(std::function<void(Result<std::vector<mpath::dm::Device>>)> done) {
+    run<std::vector<mpath::dm::Device>>(
+        "", daemon_.env().messageDeadline,
+        [](mpath::dm::DeviceMapper &dm) { return dm.listMultipath(); }, std::move(done));
+}
+
+void DmOps::read(const std::string &wwid, const std::string &name,
+                 std::function<void(Result<LiveMap>)> done) {
+    run<LiveMap>(
+        wwid, daemon_.env().messageDeadline,
+        [name](mpath::dm::DeviceMapper &dm) -> Result<LiveMap> {
+            LiveMap live;
+            auto info = dm.info(name);
+            if (!info)
+                return info.error();
+            live.device = *info;
+            auto table = dm.table(name);
+            if (!table)
+                return table.error();
+            if (table->size() != 1)
+                return Error{EINVAL, "map " + name + " has " + std::to_string(table->size()) +
+                                         " target lines, a multipath map one"};
+            live.params = table->front().params;
+            auto map = mpath::dm::parseTableLine(std::to_string(table->front().start) + " " +
+                                                 std::to_string(table->front().length) + " " +
+                                                 table->front().type + " " + live.params);
+            if (!map)
+                return map.error().context("map " + name + ": table");
+            auto status = dm.status(name);
+            if (!status)
+                return status.error();
+            if (status->empty())
+                return Error{EINVAL, "map " + name + " has no status"};
+            auto st = mpath::dm::parseStatus(status->front().params, *map);
+            if (!st)
+                return st.error().context("map " + name + ": status");
+            live.map = std::move(*map);
+            live.status = std::move(*st);
+            return live;
+        },
+        std::move(done));
+}
+
+void DmOps::create(const std::string &wwid, const std::string &name, const std::string &uuid,
+                   const std::vector<mpath::dm::TargetLine> &targets,
+                   std::function<void(Result<void>)> done) {
+    ++daemon_.mutableCounters().creates;
+    run<bool>(
+        wwid, daemon_.env().dmDeadline,
+        [name, uuid, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.create(name, uuid, targets); !r)
+                return r.error();
+            return true;
+        },
+        [done = std::move(done)](Result<bool> r) {
+            done(r ? Result<void>() : Result<void>(r.error()));
+        });
+}
+
+void DmOps::reload(const std::string &wwid, const std::string &name,
+                   const std::vector<mpath::dm::TargetLine> &targets,
+                   std::function<void(Result<void>)> done) {
+    ++daemon_.mutableCounters().reloads;
+    run<bool>(
+        wwid, daemon_.env().dmDeadline,
+        [name, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.reload(name, targets); !r)
+                return r.error();
+            return true;
+        },
+        [done = std::move(done)](Result<bool> r) {
+            done(r ? Result<void>() : Result<void>(r.error()));
+        });
+}
+
+void DmOps::rename(const std::string &wwid, const std::string &name, const std::string &newName,
+                   std::function<void(Result<void>)> done) {
+    ++daemon_.mutableCounters().renames;
+    run<bool>(
+        wwid, daemon_.env().messageDeadline,
+        [name, newName](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.rename(name, newName); !r)
+                return r.error();
+            return true;
+        },
+        [done = std::move(done)](Result<bool> r) {
+            done(r ? Result<void>() : Result<void>(r.error()));
+        });
+}
+
+void DmOps::remove(const std::string &wwid, const std::string &name, bool deferred,
+                   std::function<void(Result<void>)> done) {
+    ++daemon_.mutableCounters().removes;
+    run<bool>(
+        wwid, daemon_.env().dmDeadline,
+        [name, deferred](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.remove(name, deferred); !r)
+                return r.error();
+            return true;
+        },
+        [done = std::move(done)](Result<bool> r) {
+            done(r ? Result<void>() : Result<void>(r.error()));
+        });
+}
+
+void DmOps::message(const std::string &wwid, const std::string &name, const std::string &text,
+                    std::function<void(Result<void>)> done) {
+    ++daemon_.mutableCounters().messages;
+    logInfo(aboutMap(name, wwid), "message '" + text + "'");
+    run<bool>(
+        wwid, daemon_.env().messageDeadline,
+        [name, text](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.message(name, 0, text); !r)
+                return r.error();
+            return true;
+        },
+        [name, wwid, done = std::move(done)](Result<bool> r) {
+            if (!r)
+                logWarning(aboutMap(name, wwid), r.error().message);
+            if (done)
+                done(r ? Result<void>() : Result<void>(r.error()));
+        });
+}
+
+} // namespace mpathd

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <mpath/dm/device_mapper.h>
+#include <mpath/dm/status.h>
+#include <mpath/error.h>
+#include <mpath/model/map.h>
+#include <string>
+#include <vector>
+
+namespace mpathd {
+
+class Daemon;
+
+/// A map as device-mapper has it.
+struct LiveMap {
+    mpath::dm::Device device;
+    std::string params;    ///< the table's target parameters
+    mpath::model::Map map; ///< the table with the status applied
+    mpath::dm::MapStatus status;
+};
+
+/// The daemon's device-mapper calls: each runs on the executor, keyed by the
+/// map's WWID so that one map's calls run in order and different maps' side
+/// by side, with a deadline on the loop; the answer comes back on the loop.
+/// A call that hangs (a suspend waiting for I/O on a path that does not
+/// answer) holds up only its own map.
+class DmOps {
+public:
+    explicit DmOps(Daemon &daemon) : daemon_(daemon) {}
+
+    void list(std::function<void(mpath::Result<std::vector<mpath::dm::Device>>)> done);
+    /// Table and status of map \a name in one job.
+    void read(const std::string &wwid, const std::string &name,
+              std::function<void(mpath::Result<LiveMap>)> done);
+    void create(const std::string &wwid, const std::string &name, const std::string &uuid,
+                const std::vector<mpath::dm::TargetLine> &targets,
+                std::function<void(mpath::Result<void>)> done);
+    void reload(const std::string &wwid, const std::string &name,
+                const std::vector<mpath::dm::TargetLine> &targets,
+                std::function<void(mpath::Result<void>)> done);
+    void rename(const std::string &wwid, const std::string &name, const std::string &newName,
+                std::function<void(mpath::Result<void>)> done);
+    void remove(const std::string &wwid, const std::string &name, bool deferred,
+                std::function<void(mpath::Result<void>)> done);
+    /// A target message ("fail_path 8:16"); logged when it fails.
+    void message(const std::string &wwid, const std::string &name, const std::string &text,
+                 std::function<void(mpath::Result<void>)> done = {});
+
+private:
+    template <typename T>
+    void run(const std::string &wwid, std::chrono::milliseconds deadline,
+             std::function<mpath::Result<T>(mpath::dm::DeviceMapper &)> op,
+             std::function<void(mpath::Result<T>)> done);
+
+    Daemon &daemon_;
+};
+
+} // namespace mpathd

@@ -1,0 +1,168 @@
+#include "map_policies.h"
+
+#include "daemon.h"
+#include "dm_ops.h"
+#include "log.h"
+#include "reconciler.h"
+
+namespace mpathd {
+
+using mpath::config::Failback;
+using mpath::config::NoPathRetry;
+using mpath::model::CheckerState;
+using mpath::model::DmPathState;
+
+namespace {
+
+bool usable(const PathRecord &p) {
+    return (p.path.checkerState == CheckerState::Up || p.path.checkerState == CheckerState::Ghost ||
+            p.path.checkerState == CheckerState::Unchecked) &&
+           p.path.dmState != DmPathState::Failed;
+}
+
+} // namespace
+
+unsigned MapPolicies::usablePaths(const std::string &wwid) const {
+    unsigned n = 0;
+    for (const auto &[name, p] : daemon_.state().paths)
+        if (p.mapWwid == wwid && usable(p))
+            ++n;
+    return n;
+}
+
+void MapPolicies::update(const std::string &wwid) {
+    State &state = daemon_.mutableState();
+    auto it = state.maps.find(wwid);
+    if (it == state.maps.end() || !it->second.live || !it->second.planned)
+        return;
+    MapRecord &rec = it->second;
+    const unsigned usableNow = usablePaths(wwid);
+    const auto &firstPath =
+        rec.planned->map.groups.empty() || rec.planned->map.groups.front().paths.empty()
+            ? mpath::model::Path{}
+            : rec.planned->map.groups.front().paths.front();
+    const NoPathRetry retry = daemon_.config().effective(firstPath).noPathRetry.value;
+    if (usableNow == 0 && rec.hadUsablePath) {
+        rec.hadUsablePath = false;
+        switch (retry.kind) {
+        case NoPathRetry::Kind::Queue:
+            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O queues until one returns");
+            break;
+        case NoPathRetry::Kind::Fail:
+            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O fails");
+            break;
+        case NoPathRetry::Kind::Retries: {
+            const auto interval =
+                std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value));
+            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O queues for " +
+                                                     std::to_string(retry.retries) + " checks of " +
+                                                     std::to_string(interval.count()) + " s");
+            rec.retryTimer = daemon_.loop().addTimer(interval * retry.retries, [this, wwid] {
+                auto &maps = daemon_.mutableState().maps;
+                auto m = maps.find(wwid);
+                if (m == maps.end())
+                    return;
+                m->second.retryTimer.reset();
+                m->second.queueingDisabled = true;
+                logWarning(aboutMap(m->second.name, wwid),
+                           "no path returned in time: queued I/O fails now");
+                daemon_.dmOps().message(wwid, m->second.name, "fail_if_no_path");
+            });
+            break;
+        }
+        }
+    } else if (usableNow > 0 && !rec.hadUsablePath) {
+        rec.hadUsablePath = true;
+        rec.retryTimer.reset();
+        if (rec.queueingDisabled) {
+            rec.queueingDisabled = false;
+            logNotice(aboutMap(rec.name, wwid),
+                      "a path returned: I/O queues again when none is left");
+            daemon_.dmOps().message(wwid, rec.name, "queue_if_no_path");
+        }
+    }
+}
+
+void MapPolicies::pathRestored(const std::string &wwid, const std::string &kernelName) {
+    State &state = daemon_.mutableState();
+    auto it = state.maps.find(wwid);
+    if (it == state.maps.end() || !it->second.live || !it->second.planned)
+        return;
+    MapRecord &rec = it->second;
+    const auto pathIt = state.paths.find(kernelName);
+    if (pathIt == state.paths.end())
+        return;
+    const Failback mode = daemon_.config().effective(pathIt->second.path).failback.value;
+    switch (mode.kind) {
+    case Failback::Kind::Manual:
+        return;
+    case Failback::Kind::Immediate:
+        failback(wwid);
+        return;
+    case Failback::Kind::Followover: {
+        // Only when this path is the first of its group to come back.
+        for (const auto &g : rec.planned->map.groups) {
+            bool inGroup = false;
+            unsigned others = 0;
+            for (const auto &p : g.paths) {
+                if (p.kernelName == kernelName) {
+                    inGroup = true;
+                    continue;
+                }
+                auto o = state.paths.find(p.kernelName);
+                if (o != state.paths.end() && usable(o->second))
+                    ++others;
+            }
+            if (inGroup && others == 0)
+                failback(wwid);
+        }
+        return;
+    }
+    case Failback::Kind::Seconds:
+        rec.failbackTimer =
+            daemon_.loop().addTimer(std::chrono::seconds(mode.seconds), [this, wwid] {
+                auto &maps = daemon_.mutableState().maps;
+                if (auto m = maps.find(wwid); m != maps.end()) {
+                    m->second.failbackTimer.reset();
+                    failback(wwid);
+                }
+            });
+        return;
+    }
+}
+
+void MapPolicies::failback(const std::string &wwid) {
+    // Which group does I/O go to now? Ask the kernel, then switch when a
+    // better group (earlier: groups are in priority order) is usable.
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end())
+        return;
+    const std::string name = it->second.name;
+    daemon_.dmOps().read(wwid, name, [this, wwid, name](mpath::Result<LiveMap> live) {
+        State &state = daemon_.mutableState();
+        auto m = state.maps.find(wwid);
+        if (m == state.maps.end() || !live || !m->second.planned)
+            return;
+        m->second.liveMap = live->map;
+        m->second.liveStatus = live->status;
+        const auto &groups = m->second.planned->map.groups;
+        unsigned best = 0;
+        for (unsigned g = 0; g < groups.size() && best == 0; ++g)
+            for (const auto &p : groups[g].paths) {
+                auto rec = state.paths.find(p.kernelName);
+                if (rec != state.paths.end() && usable(rec->second)) {
+                    best = g + 1;
+                    break;
+                }
+            }
+        const unsigned current = live->status.nextGroup;
+        if (best == 0 || best == current || (current != 0 && current < best))
+            return;
+        logNotice(aboutMap(name, wwid), "failback to group " + std::to_string(best) +
+                                            " from group " + std::to_string(current));
+        daemon_.dmOps().message(wwid, name, "switch_group " + std::to_string(best));
+    });
+}
+
+} // namespace mpathd

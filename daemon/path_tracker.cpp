@@ -1,0 +1,200 @@
+#include "path_tracker.h"
+
+#include "daemon.h"
+#include "log.h"
+#include "reconciler.h"
+
+#include <mpath/discovery/discovery.h>
+#include <mpath/prio/prioritizer.h>
+
+namespace mpathd {
+
+using mpath::Result;
+using mpath::discovery::UdevDevice;
+using mpath::discovery::UdevPropertyMap;
+
+namespace {
+
+/// One device's udev properties, as an event carried them.
+class EventProperties final : public mpath::discovery::UdevProperties {
+public:
+    EventProperties(std::string name, const UdevPropertyMap &props)
+        : name_(std::move(name)), props_(props) {}
+    Result<UdevPropertyMap> properties(const std::string &kernelName) const override {
+        if (kernelName != name_)
+            return mpath::Error{ENOENT, "udev: " + kernelName + " is not known here"};
+        return props_;
+    }
+
+private:
+    std::string name_;
+    const UdevPropertyMap &props_;
+};
+
+bool startsWith(const std::string &s, std::string_view prefix) {
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+} // namespace
+
+void PathTracker::configure() {
+    filter_ = mpath::policy::BlacklistFilter::fromConfig(daemon_.config());
+}
+
+bool PathTracker::candidate(const UdevDevice &d) {
+    if (d.subsystem != "block" || d.devtype != "disk" || d.sysname.empty())
+        return false;
+    for (std::string_view skip : {"dm-", "loop", "ram", "zram", "md", "sr", "nbd"})
+        if (startsWith(d.sysname, skip))
+            return false;
+    return true;
+}
+
+bool PathTracker::update(const UdevDevice &device) {
+    if (!candidate(device))
+        return false;
+    auto &paths = daemon_.mutableState().paths;
+    mpath::discovery::Options opts;
+    const mpath::config::Config &config = daemon_.config();
+    opts.uidAttribute = [&config](const mpath::model::Path &p) {
+        return config.effective(p).uidAttribute.value;
+    };
+    mpath::discovery::Discovery discovery(mpath::discovery::Sysfs(daemon_.env().sysfsRoot), opts);
+    EventProperties props(device.sysname, device.properties);
+    auto found = discovery.discover(device.sysname, props);
+    if (!found) {
+        logDebug(aboutPath(device.sysname), "not described: " + found.error().message);
+        remove(device.sysname);
+        return false;
+    }
+    auto [it, added] = paths.try_emplace(device.sysname);
+    PathRecord &rec = it->second;
+    const mpath::model::Path before = rec.path;
+    mpath::model::Path path = std::move(found->path);
+    // What the daemon learnt keeps: discovery describes the device only.
+    path.priority = added ? -1 : before.priority;
+    path.checkerState = before.checkerState;
+    path.dmState = before.dmState;
+    path.failCount = before.failCount;
+    rec.path = std::move(path);
+    rec.properties = device.properties;
+    rec.hasUdevData = !device.properties.empty();
+    rec.devnode =
+        device.devnode.empty() ? daemon_.env().devDirectory + "/" + device.sysname : device.devnode;
+    if (added)
+        logInfo(aboutPath(device.sysname),
+                "wwid " + (rec.path.wwid.empty() ? std::string("none") : rec.path.wwid));
+    else if (before.sizeSectors != rec.path.sizeSectors)
+        logNotice(aboutPath(device.sysname), "size changed from " +
+                                                 std::to_string(before.sizeSectors) + " to " +
+                                                 std::to_string(rec.path.sizeSectors) + " sectors");
+    prioritize(device.sysname);
+    return true;
+}
+
+void PathTracker::remove(const std::string &kernelName) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end())
+        return;
+    logInfo(aboutPath(kernelName, it->second.mapWwid), "removed");
+    paths.erase(it); // its check timer goes with it; running jobs answer to no one
+}
+
+std::optional<std::string> PathTracker::excluded(const std::string &kernelName) const {
+    const auto &paths = daemon_.state().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end())
+        return std::string("not a known path");
+    if (!filter_)
+        return std::string("no configuration yet");
+    const PathRecord &rec = it->second;
+    return mpath::policy::excluded(*filter_, daemon_.config().effective(rec.path), rec.path,
+                                   rec.hasUdevData ? &rec.properties : nullptr);
+}
+
+void PathTracker::reprioritize(const std::string &kernelName) {
+    prioritize(kernelName);
+}
+
+void PathTracker::prioritize(const std::string &kernelName) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end() || it->second.prioPending)
+        return;
+    if (excluded(kernelName))
+        return; // no commands to devices that are left alone
+    PathRecord &rec = it->second;
+    const auto eff = daemon_.config().effective(rec.path);
+    const mpath::policy::PathPolicy policy = mpath::policy::choosePathPolicy(eff, rec.path);
+    mpath::prio::Context context = daemon_.env().prio;
+    auto prioritizer = mpath::prio::Prioritizer::create(policy.prio, policy.prioArgs, context);
+    if (!prioritizer) {
+        rec.prioNote = "prioritizer " + policy.prio + " not used: " + prioritizer.error().message;
+        rec.path.priority = -1;
+        return;
+    }
+    const std::string name = policy.prio;
+    // The answer finds the path by name: it may have gone meanwhile.
+    auto record = [this, kernelName, name](Result<int> r) {
+        auto &all = daemon_.mutableState().paths;
+        auto p = all.find(kernelName);
+        if (p == all.end())
+            return false;
+        PathRecord &rec = p->second;
+        rec.prioPending = false;
+        const int before = rec.path.priority;
+        if (r) {
+            rec.path.priority = *r;
+            rec.prioNote.clear();
+        } else {
+            rec.path.priority = -1;
+            rec.prioNote = name == "alua" && r.code() == EOPNOTSUPP
+                               ? "prioritizer alua: the device reports no ALUA support"
+                               : "prioritizer " + name + ": " + r.error().message;
+            logDebug(aboutPath(kernelName, rec.mapWwid), rec.prioNote);
+        }
+        if (before != rec.path.priority)
+            logInfo(aboutPath(kernelName, rec.mapWwid),
+                    "priority " + std::to_string(rec.path.priority));
+        return before != rec.path.priority;
+    };
+    if (!(*prioritizer)->needsIo()) {
+        record((*prioritizer)->job(rec.path)());
+        return;
+    }
+    rec.prioPending = true;
+    mpath::prio::startPriority(daemon_.executor(), **prioritizer, rec.path, prioDeadline_,
+                               [this, record](Result<int> r) {
+                                   record(std::move(r));
+                                   // A new rank may regroup the map.
+                                   daemon_.reconciler().schedule();
+                               });
+}
+
+bool PathTracker::prioritiesPending() const {
+    for (const auto &[name, rec] : daemon_.state().paths)
+        if (rec.prioPending)
+            return true;
+    return false;
+}
+
+mpath::policy::PlanInput PathTracker::planInput() const {
+    mpath::policy::PlanInput in;
+    for (const auto &[name, rec] : daemon_.state().paths) {
+        // Group order follows priorities only: a path going down or coming
+        // back is a message to the kernel (and failback's business), never
+        // a reload that reorders the groups.
+        mpath::model::Path p = rec.path;
+        p.checkerState = mpath::model::CheckerState::Unchecked;
+        p.deviceState = mpath::model::DeviceState::Running;
+        in.paths.push_back(std::move(p));
+        if (rec.hasUdevData)
+            in.udevProperties.emplace(name, rec.properties);
+        if (!rec.prioNote.empty())
+            in.priorityNotes.emplace(name, rec.prioNote);
+    }
+    return in;
+}
+
+} // namespace mpathd

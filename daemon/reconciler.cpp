@@ -1,0 +1,431 @@
+#include "reconciler.h"
+
+#include "checker_scheduler.h"
+#include "daemon.h"
+#include "dm_ops.h"
+#include "log.h"
+#include "path_tracker.h"
+
+#include <mpath/dm/table.h>
+#include <mpath/state/bindings_file.h>
+#include <mpath/state/wwids_file.h>
+#include <set>
+
+namespace mpathd {
+
+using mpath::Result;
+using mpath::model::CheckerState;
+using mpath::model::Map;
+using mpath::policy::PlannedMap;
+
+namespace {
+
+constexpr std::chrono::milliseconds kRetry{1000};
+/// How long planning waits for priorities that devices have not answered.
+constexpr std::chrono::seconds kPriorityWait{6};
+
+/// "0 <size> <target> <params>" as one target line.
+std::vector<mpath::dm::TargetLine> targetsOf(const std::string &line) {
+    std::vector<mpath::dm::TargetLine> out;
+    size_t a = line.find(' ');
+    size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+    size_t c = b == std::string::npos ? b : line.find(' ', b + 1);
+    if (c == std::string::npos)
+        return out;
+    out.push_back({std::stoull(line.substr(0, a)), std::stoull(line.substr(a + 1, b - a - 1)),
+                   line.substr(b + 1, c - b - 1), line.substr(c + 1)});
+    return out;
+}
+
+/// The parts of a table the kernel keeps as given: features, handler,
+/// groups with selector and arguments, paths. Not the group I/O goes to
+/// now (the kernel prints it as the initial group), nor any state.
+bool sameStructure(const Map &a, const Map &b) {
+    if (a.features != b.features || a.hwHandler != b.hwHandler ||
+        a.hwHandlerArgs != b.hwHandlerArgs || a.groups.size() != b.groups.size())
+        return false;
+    for (size_t g = 0; g < a.groups.size(); ++g) {
+        const auto &x = a.groups[g];
+        const auto &y = b.groups[g];
+        if (x.selector != y.selector || x.selectorArgs != y.selectorArgs ||
+            x.pathArgs != y.pathArgs || x.paths.size() != y.paths.size())
+            return false;
+        for (size_t p = 0; p < x.paths.size(); ++p)
+            if (x.paths[p].devt != y.paths[p].devt || x.paths[p].pathArgs != y.paths[p].pathArgs)
+                return false;
+    }
+    return true;
+}
+
+bool down(CheckerState s) {
+    return s == CheckerState::Down || s == CheckerState::Timeout;
+}
+
+} // namespace
+
+bool Reconciler::sameTable(const LiveMap &live, const PlannedMap &planned) {
+    auto want = mpath::dm::parseTableLine(planned.table);
+    if (!want)
+        return false;
+    return live.map.target == want->target && live.map.sizeSectors == want->sizeSectors &&
+           sameStructure(live.map, *want);
+}
+
+void Reconciler::schedule() {
+    if (timer_)
+        return;
+    timer_ = daemon_.loop().addTimer(daemon_.env().coalesce, [this] {
+        timer_.reset();
+        pass();
+    });
+}
+
+void Reconciler::run() {
+    timer_.reset();
+    pass();
+}
+
+void Reconciler::adopt(std::function<void()> done) {
+    ++inFlight_;
+    daemon_.dmOps().list(
+        [this, done = std::move(done)](Result<std::vector<mpath::dm::Device>> devices) mutable {
+            --inFlight_;
+            if (!devices) {
+                logError({}, "cannot list device-mapper maps: " + devices.error().message);
+                done();
+                return;
+            }
+            auto remaining = std::make_shared<size_t>(0);
+            auto finishOne = [remaining, done]() {
+                if (--*remaining == 0)
+                    done();
+            };
+            std::vector<mpath::dm::Device> ours;
+            for (const auto &d : *devices)
+                if (d.uuid.rfind("mpath-", 0) == 0 && d.uuid.size() > 6)
+                    ours.push_back(d);
+            if (ours.empty()) {
+                done();
+                return;
+            }
+            *remaining = ours.size();
+            for (const auto &d : ours) {
+                const std::string wwid = d.uuid.substr(6);
+                MapRecord &rec = daemon_.mutableState().maps[wwid];
+                rec.wwid = wwid;
+                rec.name = d.name;
+                rec.live = true;
+                rec.target = d.targetType;
+                ++inFlight_;
+                daemon_.dmOps().read(wwid, d.name, [this, wwid, finishOne](Result<LiveMap> live) {
+                    --inFlight_;
+                    auto &maps = daemon_.mutableState().maps;
+                    auto it = maps.find(wwid);
+                    if (it != maps.end()) {
+                        if (live) {
+                            it->second.liveMap = live->map;
+                            it->second.liveStatus = live->status;
+                            logInfo(aboutMap(it->second.name, wwid), "adopted");
+                        } else {
+                            logWarning(aboutMap(it->second.name, wwid),
+                                       "cannot read it: " + live.error().message);
+                        }
+                    }
+                    finishOne();
+                });
+            }
+        });
+}
+
+void Reconciler::pass() {
+    PathTracker &paths = daemon_.paths();
+    if (paths.prioritiesPending()) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!waitingForPriorities_) {
+            waitingForPriorities_ = true;
+            waitingSince_ = now;
+        }
+        if (now - waitingSince_ < kPriorityWait) {
+            timer_ = daemon_.loop().addTimer(std::chrono::milliseconds(100), [this] {
+                timer_.reset();
+                pass();
+            });
+            return;
+        }
+    }
+    waitingForPriorities_ = false;
+
+    State &state = daemon_.mutableState();
+    mpath::policy::PlanInput input = paths.planInput();
+    std::vector<mpath::config::Diagnostic> diags;
+    auto known = mpath::state::WwidsFile(daemon_.wwidsFile()).load(&diags);
+    if (known)
+        input.knownWwids = std::move(*known);
+    else
+        logWarning({}, known.error().message);
+    for (const auto &[wwid, rec] : state.maps)
+        if (rec.live)
+            input.knownWwids.push_back(wwid); // an existing map counts as known
+    auto bindings = mpath::state::BindingsFile(daemon_.bindingsFile()).load(&diags);
+    if (bindings)
+        input.bindings = std::move(*bindings);
+    else
+        logWarning({}, bindings.error().message);
+    for (const auto &d : diags)
+        logWarning({}, d.toString());
+
+    mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);
+    ++daemon_.mutableCounters().plans;
+
+    std::set<std::string> planned;
+    for (auto &pm : plan.maps) {
+        const std::string wwid = pm.map.wwid;
+        if (state.removedByAdmin.count(wwid))
+            continue;
+        planned.insert(wwid);
+        MapRecord &rec = state.maps[wwid];
+        rec.wwid = wwid;
+        if (!rec.live)
+            rec.name = pm.map.alias;
+        rec.planned = std::move(pm);
+    }
+    // Which map each path is in now.
+    for (auto &[name, p] : state.paths)
+        p.mapWwid.clear();
+    for (const auto &wwid : planned) {
+        const MapRecord &rec = state.maps[wwid];
+        for (const auto &g : rec.planned->map.groups)
+            for (const auto &p : g.paths)
+                if (auto it = state.paths.find(p.kernelName); it != state.paths.end())
+                    it->second.mapWwid = wwid;
+    }
+    for (auto &[wwid, rec] : state.maps) {
+        if (planned.count(wwid)) {
+            act(rec);
+            continue;
+        }
+        rec.planned.reset();
+        if (!rec.live || rec.busy)
+            continue;
+        bool hasPath = false;
+        for (const auto &[name, p] : state.paths)
+            hasPath = hasPath || p.path.wwid == wwid;
+        if (!hasPath)
+            removeMap(rec);
+    }
+    daemon_.checks().sync();
+    checkSettled();
+}
+
+std::vector<mpath::dm::TargetLine> Reconciler::desiredTargets(const MapRecord &rec) const {
+    PlannedMap pm = *rec.planned;
+    if (rec.queueingDisabled) {
+        // no_path_retry's count ran out: the map fails I/O until a path
+        // returns; a new table must not queue again.
+        auto &f = pm.map.features;
+        f.erase(std::remove(f.begin(), f.end(), "queue_if_no_path"), f.end());
+        if (auto line = mpath::dm::buildTableLine(pm.map))
+            return targetsOf(*line);
+    }
+    return targetsOf(pm.table);
+}
+
+bool Reconciler::bind(MapRecord &rec) {
+    const PlannedMap &pm = *rec.planned;
+    if (pm.name.newAlias.empty() && pm.name.droppedAlias.empty())
+        return true;
+    mpath::state::BindingsFile file(daemon_.bindingsFile());
+    const std::string wwid = rec.wwid;
+    const std::string alias = pm.name.newAlias;
+    auto r = file.update([&](mpath::state::Bindings &b) -> Result<bool> {
+        if (auto bound = b.aliasFor(wwid); bound && *bound == alias)
+            return false;
+        (void)b.remove(wwid); // a binding the configuration took from it
+        if (!alias.empty())
+            if (auto added = b.add(alias, wwid); !added)
+                return added.error();
+        return true;
+    });
+    if (r) {
+        if (!alias.empty())
+            logInfo(aboutMap(alias, wwid), "bound in " + daemon_.bindingsFile());
+        return true;
+    }
+    if (r.code() == EWOULDBLOCK) {
+        // Another process writes the file: try again shortly.
+        rec.dirty = true;
+        return false;
+    }
+    // The file cannot be changed (it has errors, or the disk refuses):
+    // the map goes by its WWID rather than by a name nobody recorded.
+    logError(aboutMap(rec.wwid, rec.wwid),
+             "cannot bind alias " + alias + ": " + r.error().message + "; named by its WWID");
+    rec.name = rec.wwid;
+    return true;
+}
+
+void Reconciler::act(MapRecord &rec) {
+    if (rec.busy) {
+        rec.dirty = true;
+        return;
+    }
+    const PlannedMap &pm = *rec.planned;
+    if (!rec.live) {
+        if (!bind(rec)) {
+            schedule();
+            return;
+        }
+        create(rec, desiredTargets(rec));
+        return;
+    }
+    LiveMap live;
+    live.map = rec.liveMap;
+    PlannedMap want = pm;
+    if (rec.queueingDisabled) {
+        auto &f = want.map.features;
+        f.erase(std::remove(f.begin(), f.end(), "queue_if_no_path"), f.end());
+        if (auto line = mpath::dm::buildTableLine(want.map))
+            want.table = *line;
+    }
+    if (!sameTable(live, want)) {
+        reload(rec, desiredTargets(rec), "its table differs from the plan");
+        return;
+    }
+    if (rec.name != pm.map.alias && pm.name.newAlias.empty()) {
+        rec.busy = true;
+        ++inFlight_;
+        const std::string wwid = rec.wwid, from = rec.name, to = pm.map.alias;
+        daemon_.dmOps().rename(wwid, from, to, [this, wwid, from, to](Result<void> r) {
+            --inFlight_;
+            auto &maps = daemon_.mutableState().maps;
+            if (auto it = maps.find(wwid); it != maps.end()) {
+                if (r) {
+                    it->second.name = to;
+                    logNotice(aboutMap(to, wwid), "renamed from " + from);
+                } else {
+                    logError(aboutMap(from, wwid), r.error().message);
+                }
+            }
+            finish(wwid);
+        });
+    }
+}
+
+void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets) {
+    rec.busy = true;
+    ++inFlight_;
+    const std::string wwid = rec.wwid, name = rec.name;
+    logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
+    daemon_.dmOps().create(
+        wwid, name, "mpath-" + wwid, targets, [this, wwid, name](Result<void> r) {
+            --inFlight_;
+            auto &maps = daemon_.mutableState().maps;
+            auto it = maps.find(wwid);
+            if (it == maps.end())
+                return checkSettled();
+            if (!r) {
+                logError(aboutMap(name, wwid), r.error().message);
+                finish(wwid);
+                return;
+            }
+            it->second.live = true;
+            // Tools that keep off path devices read the wwids file.
+            if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
+                logWarning(aboutMap(name, wwid), added.error().message);
+            refresh(wwid, [this, wwid] { finish(wwid); });
+        });
+}
+
+void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
+                        const std::string &why) {
+    rec.busy = true;
+    ++inFlight_;
+    const std::string wwid = rec.wwid, name = rec.name;
+    logNotice(aboutMap(name, wwid), "reloading (" + why + "): " + rec.planned->table);
+    daemon_.dmOps().reload(wwid, name, targets, [this, wwid, name](Result<void> r) {
+        --inFlight_;
+        if (!r) {
+            logError(aboutMap(name, wwid), r.error().message);
+            finish(wwid);
+            return;
+        }
+        refresh(wwid, [this, wwid] { finish(wwid); });
+    });
+}
+
+void Reconciler::removeMap(MapRecord &rec) {
+    rec.busy = true;
+    ++inFlight_;
+    const std::string wwid = rec.wwid, name = rec.name;
+    daemon_.mutableState().removing.insert(wwid);
+    logNotice(aboutMap(name, wwid), "its last path is gone: removing it");
+    // Deferred: a map still open (a mounted file system) goes at its last
+    // close rather than not at all.
+    daemon_.dmOps().remove(wwid, name, true, [this, wwid, name](Result<void> r) {
+        --inFlight_;
+        auto &state = daemon_.mutableState();
+        if (!r) {
+            state.removing.erase(wwid);
+            logError(aboutMap(name, wwid), r.error().message);
+            finish(wwid);
+            return;
+        }
+        state.maps.erase(wwid);
+        daemon_.publishStatus();
+        checkSettled();
+    });
+}
+
+void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end()) {
+        if (then)
+            then();
+        return;
+    }
+    ++inFlight_;
+    const std::string name = it->second.name;
+    daemon_.dmOps().read(wwid, name, [this, wwid, name, then](Result<LiveMap> live) {
+        --inFlight_;
+        State &state = daemon_.mutableState();
+        auto rec = state.maps.find(wwid);
+        if (rec != state.maps.end() && live) {
+            rec->second.liveMap = live->map;
+            rec->second.liveStatus = live->status;
+            rec->second.target = live->map.target;
+            // A new table starts every path active: fail again those the
+            // checker found down.
+            for (const auto &g : live->map.groups)
+                for (const auto &lp : g.paths)
+                    for (auto &[pname, p] : state.paths)
+                        if (p.path.devt == lp.devt && down(p.path.checkerState))
+                            daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
+        } else if (!live) {
+            logWarning(aboutMap(name, wwid), "cannot read it back: " + live.error().message);
+        }
+        if (then)
+            then();
+    });
+}
+
+void Reconciler::finish(const std::string &wwid) {
+    daemon_.checks().sync(); // a new map's paths are checked from now on
+    auto &maps = daemon_.mutableState().maps;
+    if (auto it = maps.find(wwid); it != maps.end()) {
+        it->second.busy = false;
+        if (it->second.dirty) {
+            it->second.dirty = false;
+            schedule();
+        }
+    }
+    daemon_.publishStatus();
+    checkSettled();
+}
+
+void Reconciler::checkSettled() {
+    if (settled())
+        daemon_.onSettled();
+}
+
+} // namespace mpathd

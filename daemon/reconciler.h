@@ -1,0 +1,68 @@
+#pragma once
+
+#include "state.h"
+
+#include <chrono>
+#include <functional>
+#include <mpath/dm/device_mapper.h>
+#include <mpath/policy/planner.h>
+#include <mpath/sys/event_loop.h>
+#include <string>
+#include <vector>
+
+namespace mpathd {
+
+class Daemon;
+struct LiveMap;
+
+/// Plans the maps the paths should form (policy::plan, the same function
+/// `mpathctl plan` uses), compares them with what device-mapper has, and
+/// makes the difference: create a missing map, reload one whose table
+/// differs, rename one whose name changed, remove one whose last path
+/// went. A map whose table is already right is left alone, so a restarted
+/// daemon changes nothing. Events that arrive together are planned once.
+class Reconciler {
+public:
+    explicit Reconciler(Daemon &daemon) : daemon_(daemon) {}
+
+    /// Something changed: plan again once events stop arriving for the
+    /// coalescing delay (or the priorities asked for are in).
+    void schedule();
+
+    /// Plan now.
+    void run();
+
+    /// Reads the maps device-mapper has (uuid mpath-<wwid>, target
+    /// multipath or lmpath) into the state, then calls \a done.
+    void adopt(std::function<void()> done);
+
+    /// Nothing scheduled and no device-mapper call running.
+    bool settled() const { return !timer_ && inFlight_ == 0 && !waitingForPriorities_; }
+
+    /// Whether the tables of \a live and \a planned are the same, apart
+    /// from what changes at runtime (the group I/O goes to).
+    static bool sameTable(const LiveMap &live, const mpath::policy::PlannedMap &planned);
+
+private:
+    void pass();
+    void act(MapRecord &rec);
+    void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
+    void reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
+                const std::string &why);
+    void removeMap(MapRecord &rec);
+    /// Reads the map back after a change and restores what a new table
+    /// forgets: paths known to be down are failed again.
+    void refresh(const std::string &wwid, std::function<void()> then = {});
+    void finish(const std::string &wwid);
+    void checkSettled();
+    bool bind(MapRecord &rec);
+    std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
+
+    Daemon &daemon_;
+    mpath::sys::EventLoop::SourcePtr timer_;
+    unsigned inFlight_{0};
+    bool waitingForPriorities_{false};
+    std::chrono::steady_clock::time_point waitingSince_{};
+};
+
+} // namespace mpathd

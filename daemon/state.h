@@ -1,0 +1,72 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mpath/checkers/checker.h>
+#include <mpath/discovery/udev_properties.h>
+#include <mpath/dm/status.h>
+#include <mpath/model/map.h>
+#include <mpath/policy/planner.h>
+#include <mpath/sys/event_loop.h>
+#include <mpath/sys/executor.h>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace mpathd {
+
+/// One block device the daemon knows: what discovery found, and the
+/// checking of it while it is in a map. Owned by State; only the loop's
+/// thread touches it.
+struct PathRecord {
+    mpath::model::Path path;                      ///< priority, checker and dm states kept current
+    mpath::discovery::UdevPropertyMap properties; ///< as udev last described it
+    std::string devnode;                          ///< "/dev/sdb"
+    bool hasUdevData{false};
+
+    std::string prioNote;    ///< why it has no priority, "" when it has one
+    bool prioPending{false}; ///< a priority job runs
+    std::string mapWwid;     ///< the map it is in, "" when none
+    std::unique_ptr<mpath::checkers::Checker> checker;
+    std::chrono::seconds interval{0}; ///< until the next check
+    mpath::sys::EventLoop::SourcePtr nextCheck;
+    bool checking{false};    ///< a check runs
+    bool checkedOnce{false}; ///< a check has answered since it joined its map
+};
+
+/// One map: what the plan wants and what device-mapper has.
+struct MapRecord {
+    std::string wwid;
+    std::string name;                ///< the device-mapper name, planned or live
+    bool live{false};                ///< device-mapper has it
+    std::string target;              ///< live target type
+    mpath::model::Map liveMap;       ///< live table and status, as last read
+    mpath::dm::MapStatus liveStatus; ///< map-wide status facts, as last read
+    std::optional<mpath::policy::PlannedMap> planned;
+    bool busy{false};  ///< a create, reload, rename or remove runs
+    bool dirty{false}; ///< plan again once the running operation ends
+
+    /// no_path_retry N: I/O queues for N checker intervals after the last
+    /// path fails, then fails.
+    mpath::sys::EventLoop::SourcePtr retryTimer;
+    bool queueingDisabled{false}; ///< fail_if_no_path sent after the count ran out
+    bool hadUsablePath{true};
+
+    /// failback N seconds
+    mpath::sys::EventLoop::SourcePtr failbackTimer;
+};
+
+/// Everything the daemon knows, owned by its loop.
+struct State {
+    std::map<std::string, PathRecord> paths; ///< by kernel name
+    std::map<std::string, MapRecord> maps;   ///< by WWID
+    /// WWIDs whose map an administrator removed: not made again until one
+    /// of their paths changes or the configuration is read again.
+    std::set<std::string> removedByAdmin;
+    /// WWIDs whose map the daemon is removing: their remove events are
+    /// its own.
+    std::set<std::string> removing;
+};
+
+} // namespace mpathd

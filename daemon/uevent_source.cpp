@@ -1,0 +1,95 @@
+#include "uevent_source.h"
+
+#include "checker_scheduler.h"
+#include "daemon.h"
+#include "log.h"
+#include "path_tracker.h"
+#include "reconciler.h"
+
+namespace mpathd {
+
+using mpath::discovery::UdevDevice;
+
+namespace {
+
+std::string property(const UdevDevice &d, const char *key) {
+    auto it = d.properties.find(key);
+    return it == d.properties.end() ? std::string() : it->second;
+}
+
+} // namespace
+
+mpath::Result<void> UeventSource::start() {
+    mpath::discovery::Udev &udev = *daemon_.env().udev;
+    if (auto r = udev.startMonitor({"block"}); !r)
+        return r;
+    source_ = daemon_.loop().addReadable(udev.monitorFd(), [this] { onReadable(); });
+    if (!source_)
+        return mpath::Error{ENOMEM, "cannot watch the udev monitor"};
+    return mpath::ok();
+}
+
+void UeventSource::onReadable() {
+    mpath::discovery::Udev &udev = *daemon_.env().udev;
+    // Everything waiting now, then back to the loop.
+    for (int i = 0; i < 1024; ++i) {
+        auto event = udev.receive();
+        if (!event) {
+            if (event.code() != EAGAIN)
+                logWarning({}, event.error().message);
+            return;
+        }
+        handle(*event);
+    }
+}
+
+void UeventSource::handle(const UdevDevice &event) {
+    if (event.subsystem != "block")
+        return;
+    if (event.sysname.rfind("dm-", 0) == 0) {
+        mapEvent(event);
+        return;
+    }
+    if (!PathTracker::candidate(event))
+        return;
+    State &state = daemon_.mutableState();
+    logDebug(aboutPath(event.sysname), "uevent " + event.action);
+    if (event.action == "remove") {
+        daemon_.paths().remove(event.sysname);
+    } else if (daemon_.paths().update(event)) {
+        // A path event brings back a map an administrator removed.
+        state.removedByAdmin.erase(state.paths.at(event.sysname).path.wwid);
+    }
+    daemon_.reconciler().schedule();
+}
+
+void UeventSource::mapEvent(const UdevDevice &event) {
+    const std::string uuid = property(event, "DM_UUID");
+    if (uuid.rfind("mpath-", 0) != 0)
+        return;
+    const std::string wwid = uuid.substr(6);
+    State &state = daemon_.mutableState();
+    const std::string action = property(event, "DM_ACTION");
+    if (event.action == "change" && (action == "PATH_FAILED" || action == "PATH_REINSTATED")) {
+        daemon_.checks().dmPathEvent(wwid, property(event, "DM_PATH"), action == "PATH_FAILED");
+        return;
+    }
+    if (event.action != "remove")
+        return;
+    if (state.removing.erase(wwid))
+        return; // the daemon's own removal
+    auto it = state.maps.find(wwid);
+    if (it == state.maps.end())
+        return;
+    logNotice(aboutMap(it->second.name, wwid),
+              "removed by someone else: forgotten until one of its paths changes");
+    state.removedByAdmin.insert(wwid);
+    state.maps.erase(it);
+    for (auto &[name, p] : state.paths)
+        if (p.mapWwid == wwid)
+            p.mapWwid.clear();
+    daemon_.checks().sync();
+    daemon_.publishStatus();
+}
+
+} // namespace mpathd

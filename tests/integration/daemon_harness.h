@@ -1,0 +1,267 @@
+#pragma once
+
+// A daemon on a loop whose clock the test moves, over a generated sysfs
+// tree, a fake udev (the test injects events) and a fake device-mapper,
+// with checkers the test scripts.
+
+#include "daemon.h"
+#include "log.h"
+#include "reconciler.h"
+#include "temp_dir.h"
+#include "test_file.h"
+
+#include <gtest/gtest.h>
+#include <memory>
+#include <mpath/dm/table.h>
+#include <mpath/testing/fake_device_mapper.h>
+#include <mpath/testing/fake_udev.h>
+#include <mpath/testing/manual_loop.h>
+#include <mpath/testing/scripted_checkers.h>
+#include <mpath/testing/serialized_device_mapper.h>
+#include <mpath/testing/sysfs_tree_builder.h>
+#include <string>
+#include <sys/sysmacros.h>
+#include <vector>
+
+namespace mpathd_test {
+
+using namespace std::chrono_literals;
+using mpath::testing::SysfsTreeBuilder;
+
+class DaemonHarness {
+public:
+    DaemonHarness()
+        : fake_(std::make_shared<mpath::testing::FakeDeviceMapper>()),
+          dm_(std::make_shared<mpath::testing::SerializedDeviceMapper>(fake_)),
+          tree_(dir_.file("tree")) {
+        mpathd::Log::setSink(
+            [this](mpathd::Level l, const mpathd::Subject &s, const std::string &m) {
+                std::string line = std::string(mpathd::toString(l)) + ": ";
+                if (!s.map.empty())
+                    line += "map " + s.map + ": ";
+                if (!s.path.empty())
+                    line += "path " + s.path + ": ";
+                log_.push_back(line + m);
+            });
+        mpathd::Log::setup(mpathd::Level::Debug);
+    }
+    ~DaemonHarness() {
+        daemon_.reset();
+        checkers_.release();
+        mpathd::Log::setSink({});
+    }
+
+    /// The configuration the daemon reads (mpathd.conf: our own keywords
+    /// are accepted).
+    void config(const std::string &text) {
+        mpath_test::writeFile(dir_.path() / "root/etc/mpathd/mpathd.conf", text);
+    }
+    std::string root() const { return (dir_.path() / "root").string(); }
+
+    /// A SCSI disk in the tree and in udev's device list. \a accessState
+    /// gives it an ALUA state (prio sysfs reads it).
+    void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
+                 const std::string &accessState = "", uint64_t sectors = 2048) {
+        SysfsTreeBuilder::ScsiDisk d;
+        d.name = name;
+        d.major = 8 + minor / 256;
+        d.minor = minor % 256;
+        d.host = host;
+        d.lun = nextLun_++; // a H:C:T:L of its own in the tree
+        d.sizeSectors = sectors;
+        d.accessState = accessState;
+        // A vendor no built-in device entry names: defaults apply.
+        d.vendor = "ACME";
+        d.model = "Array";
+        d.udev = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}};
+        ASSERT_TRUE(tree_.addScsiDisk(d));
+        udev_->addDevice(udevDevice(name, d.major, d.minor, wwid, ""));
+    }
+
+    /// A uevent for a disk added with addDisk().
+    void inject(const std::string &action, const std::string &name) {
+        mpath::discovery::UdevDevice d;
+        auto all = udev_->enumerate("block", "disk");
+        for (const auto &e : all.value())
+            if (e.sysname == name)
+                d = e;
+        if (d.sysname.empty()) {
+            d.sysname = name;
+            d.subsystem = "block";
+            d.devtype = "disk";
+        }
+        d.action = action;
+        udev_->inject(d);
+    }
+
+    /// A device-mapper uevent: PATH_FAILED / PATH_REINSTATED, or "remove".
+    void injectMap(const std::string &action, const std::string &wwid, const std::string &dmAction,
+                   const std::string &devt = "") {
+        mpath::discovery::UdevDevice d;
+        d.sysname = "dm-0";
+        d.subsystem = "block";
+        d.devtype = "disk";
+        d.action = action;
+        d.properties = {{"DM_UUID", "mpath-" + wwid}, {"DM_NAME", "m"}};
+        if (!dmAction.empty())
+            d.properties["DM_ACTION"] = dmAction;
+        if (!devt.empty())
+            d.properties["DM_PATH"] = devt;
+        udev_->inject(d);
+    }
+
+    /// Starts a daemon (again, after restart()).
+    void start(bool lmpath = true) {
+        mpathd::Environment env;
+        env.loop = &loop_;
+        env.udev = udev_.get();
+        env.dm = dm_;
+        env.root = root();
+        env.sysfsRoot = tree_.sysfsRoot();
+        env.checkers = checkers_.factory();
+        env.prio = mpath::prio::Context::noDevices();
+        env.notify = [this](const std::string &s) { notes_.push_back(s); };
+        env.lmpathAvailable = [lmpath] { return lmpath; };
+        env.executor = {4, 4};
+        daemon_ = std::make_unique<mpathd::Daemon>(std::move(env));
+        auto r = daemon_->start();
+        ASSERT_TRUE(r) << r.error().message;
+    }
+
+    /// The daemon goes away (as with kill -9) and a new one starts over the
+    /// same device-mapper, udev and files.
+    void restart() {
+        daemon_.reset();
+        // A new process: a udev connection of its own, the same devices.
+        auto devices = udev_->enumerate("", "");
+        udev_ = std::make_unique<mpath::testing::FakeUdev>();
+        for (auto &d : devices.value())
+            udev_->addDevice(d);
+        start();
+    }
+
+    /// Moves the clock in small steps until \a pred holds, at most \a limit.
+    bool advanceUntil(const std::function<bool()> &pred, std::chrono::milliseconds limit) {
+        for (auto done = 0ms; done < limit; done += 100ms) {
+            if (pred())
+                return true;
+            advance(100ms);
+        }
+        return pred();
+    }
+    bool logged(const std::string &text) const { return logText().find(text) != std::string::npos; }
+
+    /// Runs the loop until nothing more happens without the clock moving:
+    /// events handled, jobs answered, the coalescing delay over. Jobs that
+    /// hang are not waited for.
+    void settle(std::chrono::milliseconds step = 50ms, int rounds = 400) {
+        for (int i = 0; i < rounds; ++i) {
+            drain();
+            if (daemon_->reconciler().settled())
+                return;
+            loop_.advance(step);
+        }
+    }
+
+    /// Moves the clock by \a by in small steps, answering jobs as they end.
+    void advance(std::chrono::milliseconds by) {
+        const auto step = 100ms;
+        for (auto done = 0ms; done < by; done += step) {
+            loop_.advance(std::min<std::chrono::milliseconds>(step, by - done));
+            drain();
+        }
+    }
+
+    /// Dispatches until nothing answers within a few milliseconds.
+    void drain() {
+        while (loop_.dispatch(5ms)) {
+        }
+    }
+
+    /// The calls of the fake device-mapper that changed something.
+    std::vector<std::string> calls() {
+        return dm_->with([](mpath::dm::DeviceMapper &dm) {
+            return static_cast<mpath::testing::FakeDeviceMapper &>(dm).calls();
+        });
+    }
+    void clearCalls() {
+        dm_->with([](mpath::dm::DeviceMapper &dm) {
+            static_cast<mpath::testing::FakeDeviceMapper &>(dm).clearCalls();
+            return 0;
+        });
+    }
+    unsigned count(const std::string &prefix) {
+        unsigned n = 0;
+        for (const auto &c : calls())
+            n += c.rfind(prefix, 0) == 0;
+        return n;
+    }
+    bool called(const std::string &call) {
+        for (const auto &c : calls())
+            if (c == call)
+                return true;
+        return false;
+    }
+    /// The live table parameters of map \a name.
+    std::string table(const std::string &name) {
+        return dm_->with([&](mpath::dm::DeviceMapper &dm) -> std::string {
+            auto t = dm.table(name);
+            return t && !t->empty() ? t->front().params : std::string();
+        });
+    }
+    std::vector<std::string> liveMaps() {
+        return dm_->with([](mpath::dm::DeviceMapper &dm) {
+            std::vector<std::string> out;
+            if (auto l = dm.listMultipath())
+                for (const auto &d : *l)
+                    out.push_back(d.name);
+            return out;
+        });
+    }
+
+    mpathd::Daemon &daemon() { return *daemon_; }
+    mpath::testing::ManualLoop &loop() { return loop_; }
+    mpath::testing::ScriptedCheckers &checkers() { return checkers_; }
+    mpath::testing::SerializedDeviceMapper &dm() { return *dm_; }
+    SysfsTreeBuilder &tree() { return tree_; }
+    const std::vector<std::string> &notes() const { return notes_; }
+    const std::vector<std::string> &log() const { return log_; }
+    std::string logText() const {
+        std::string out;
+        for (const auto &l : log_)
+            out += l + "\n";
+        return out;
+    }
+    mpath_test::TempDir &dir() { return dir_; }
+
+private:
+    static mpath::discovery::UdevDevice udevDevice(const std::string &name, unsigned major,
+                                                   unsigned minor, const std::string &wwid,
+                                                   const std::string &action) {
+        mpath::discovery::UdevDevice d;
+        d.action = action;
+        d.sysname = name;
+        d.syspath = "/sys/block/" + name;
+        d.subsystem = "block";
+        d.devtype = "disk";
+        d.devnode = "/dev/" + name;
+        d.devnum = makedev(major, minor);
+        d.properties = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}, {"DEVNAME", "/dev/" + name}};
+        return d;
+    }
+    bool pendingCoalesce() const { return false; }
+
+    unsigned nextLun_{0};
+    mpath_test::TempDir dir_{"mpathd-test"};
+    mpath::testing::ManualLoop loop_;
+    std::unique_ptr<mpath::testing::FakeUdev> udev_{std::make_unique<mpath::testing::FakeUdev>()};
+    std::shared_ptr<mpath::testing::FakeDeviceMapper> fake_;
+    std::shared_ptr<mpath::testing::SerializedDeviceMapper> dm_;
+    SysfsTreeBuilder tree_;
+    mpath::testing::ScriptedCheckers checkers_;
+    std::vector<std::string> notes_;
+    std::vector<std::string> log_;
+    std::unique_ptr<mpathd::Daemon> daemon_;
+};
+
+} // namespace mpathd_test

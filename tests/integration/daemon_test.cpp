@@ -1,0 +1,471 @@
+#include "daemon_harness.h"
+
+#include <future>
+#include <mpath/config/parser.h>
+#include <mpath/discovery/udev_property_files.h>
+#include <mpath/policy/gatherer.h>
+#include <mpath/state/bindings_file.h>
+#include <mpath/state/wwids_file.h>
+
+using namespace mpathd_test;
+using mpath::model::CheckerState;
+
+namespace {
+
+const char *kTwoMapsConfig = "defaults {\n"
+                             "  find_multipaths on\n"
+                             "  path_grouping_policy failover\n"
+                             "  prio sysfs\n"
+                             "  dm_target multipath\n"
+                             "  polling_interval 5\n"
+                             "}\n";
+
+/// Two LUNs behind two hosts: map A (sdb optimized, sdc standby), map B
+/// (sdd, sde).
+void twoMaps(DaemonHarness &h) {
+    h.addDisk("sdb", 16, 1, "36001405aaaa", "active/optimized");
+    h.addDisk("sdc", 32, 2, "36001405aaaa", "standby");
+    h.addDisk("sdd", 48, 1, "36001405bbbb", "active/optimized");
+    h.addDisk("sde", 64, 2, "36001405bbbb", "standby");
+}
+
+bool contains(const std::vector<std::string> &v, const std::string &s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+} // namespace
+
+TEST(Daemon, AssemblesAtStartTheMapsThePlanHasAndSaysReady) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    ASSERT_TRUE(h.daemon().ready()) << h.logText();
+    EXPECT_TRUE(contains(h.notes(), "READY=1"));
+    EXPECT_TRUE(contains(h.notes(), "STATUS=2 maps, 4 paths"));
+    EXPECT_EQ(h.count("create "), 2u);
+    // The live tables are the plan's, as mpathctl plan would print them.
+    auto cfg = mpath::config::parseString(kTwoMapsConfig, "mpathd.conf", true);
+    mpath::policy::Gatherer::Options o;
+    o.prio = mpath::prio::Context::noDevices();
+    auto input =
+        mpath::policy::gatherNow(cfg.config, mpath::discovery::Sysfs(h.tree().sysfsRoot()),
+                                 mpath::discovery::UdevPropertyFiles(h.tree().udevDirectory()), o);
+    auto plan = mpath::policy::plan(cfg.config, input);
+    ASSERT_EQ(plan.maps.size(), 2u);
+    for (const auto &pm : plan.maps) {
+        const std::string params = pm.table.substr(pm.table.find(" multipath ") + 11);
+        EXPECT_EQ(h.table(pm.map.alias), params) << pm.map.alias;
+    }
+    // Group order: the optimized path's group first.
+    EXPECT_EQ(h.table("36001405aaaa"),
+              "0 0 2 1 service-time 0 1 2 8:16 1 1 service-time 0 1 2 8:32 1 1");
+}
+
+TEST(Daemon, RefusesToStartOnAConfigurationWithErrorsAndNamesFileAndLine) {
+    DaemonHarness h;
+    h.config("defaults {\n  failback sometimes\n}\n");
+    mpathd::Environment env;
+    mpath::testing::ManualLoop loop;
+    mpath::testing::FakeUdev udev;
+    env.loop = &loop;
+    env.udev = &udev;
+    env.dm = std::make_shared<mpath::testing::FakeDeviceMapper>();
+    env.root = h.root();
+    mpathd::Daemon d(std::move(env));
+    auto r = d.start();
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("etc/mpathd/mpathd.conf:2:"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find("failback"), std::string::npos) << r.error().message;
+}
+
+TEST(Daemon, TakesTheStockTargetWhenLmpathIsNotThereAndSaysSo) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n}\n");
+    twoMaps(h);
+    h.start(/*lmpath=*/false);
+    h.settle();
+    EXPECT_EQ(h.daemon().target(), mpath::config::DmTarget::Multipath);
+    EXPECT_NE(h.logText().find("dm-lmpath is not available"), std::string::npos);
+    EXPECT_EQ(h.count("create "), 2u);
+}
+
+TEST(Daemon, UsesLmpathWhenItIsThere) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n}\n");
+    twoMaps(h);
+    h.start(/*lmpath=*/true);
+    h.settle();
+    for (const auto &name : h.liveMaps())
+        EXPECT_EQ(
+            h.dm().with([&](mpath::dm::DeviceMapper &dm) { return dm.info(name)->targetType; }),
+            "lmpath");
+}
+
+TEST(Daemon, ABurstOfAThousandPathAddsBecomesOneCreatePerMap) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");
+    h.start();
+    h.settle();
+    ASSERT_TRUE(h.daemon().ready());
+    // 250 LUNs behind 4 hosts: the paths of a host arrive together.
+    auto name = [](unsigned i) {
+        std::string s;
+        for (unsigned n = i + 1; n > 0; n = (n - 1) / 26)
+            s.insert(s.begin(), char('a' + (n - 1) % 26));
+        return "sd" + s;
+    };
+    for (unsigned host = 0; host < 4; ++host)
+        for (unsigned lun = 0; lun < 250; ++lun) {
+            const unsigned i = host * 250 + lun;
+            char wwid[32];
+            snprintf(wwid, sizeof(wwid), "36001405%08x", lun);
+            h.addDisk(name(i), i % 256 + 0, host, wwid);
+        }
+    for (unsigned i = 0; i < 1000; ++i)
+        h.inject("add", name(i));
+    h.settle();
+    EXPECT_EQ(h.count("create "), 250u);
+    EXPECT_EQ(h.count("reload "), 0u);
+    EXPECT_LE(h.daemon().counters().plans, 5u) << "events were planned together";
+}
+
+TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Down, "sense 2/04/00");
+    h.advance(5s);
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_path 8:16")) << h.logText();
+    EXPECT_EQ(h.count("reload "), 0u) << "failing a path is a message, not a reload";
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Up);
+    h.advance(5s);
+    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:16")) << h.logText();
+}
+
+TEST(Daemon, APathWhoseCheckHangsIsFailedAtTheCheckDeadline) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.checkers().hang("/dev/sdb");
+    // The next check starts within one interval and has one interval to
+    // answer: I/O moves on within about two.
+    h.advance(10s);
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_path 8:16")) << h.logText();
+    h.checkers().release();
+}
+
+TEST(Daemon, ChecksOfASteadyPathBackOffToTheMaximumInterval) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n polling_interval 5\n max_polling_interval 20\n"
+             " dm_target multipath\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    const unsigned before = h.checkers().checks("/dev/sdb");
+    h.advance(120s);
+    const unsigned during = h.checkers().checks("/dev/sdb") - before;
+    // 5, 10, 20, 20, ... seconds: about 7 checks in two minutes, not 24.
+    EXPECT_GE(during, 5u);
+    EXPECT_LE(during, 9u);
+}
+
+TEST(Daemon, NoPathRetryQueuesForItsChecksThenFailsAndQueuesAgainWhenAPathReturns) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n no_path_retry 3\n polling_interval 5\n"
+             " dm_target multipath\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    EXPECT_NE(h.table("36001405aaaa").find("queue_if_no_path"), std::string::npos);
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Down);
+    h.checkers().set("/dev/sdc", CheckerState::Down);
+    ASSERT_TRUE(
+        h.advanceUntil([&] { return h.logged("no usable path: I/O queues for 3 checks"); }, 30s))
+        << h.logText();
+    h.advance(14s);
+    EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path")) << "too early";
+    h.advance(2s); // three intervals of 5 s after the last path went
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_if_no_path")) << h.logText();
+    EXPECT_FALSE(h.called("message 36001405bbbb fail_if_no_path")) << "the other map has paths";
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(6s);
+    EXPECT_TRUE(h.called("message 36001405aaaa queue_if_no_path")) << h.logText();
+}
+
+namespace {
+
+/// Map A's optimized path sdb fails, the kernel moves I/O to group 2 (the
+/// standby path), then sdb comes back: what does the failback mode do?
+void failOverAndBack(DaemonHarness &h, const std::string &failback) {
+    h.config(std::string("defaults {\n find_multipaths on\n path_grouping_policy failover\n"
+                         " prio sysfs\n dm_target multipath\n failback ") +
+             failback + "\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.checkers().set("/dev/sdb", CheckerState::Down);
+    h.advance(6s);
+    ASSERT_TRUE(h.called("message 36001405aaaa fail_path 8:16"));
+    h.dm().with([](mpath::dm::DeviceMapper &dm) {
+        return dm.message("36001405aaaa", 0, "switch_group 2").ok();
+    });
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Up);
+    h.advance(6s);
+    ASSERT_TRUE(h.called("message 36001405aaaa reinstate_path 8:16")) << h.logText();
+}
+
+} // namespace
+
+TEST(Daemon, FailbackImmediateSwitchesBackAtOnce) {
+    DaemonHarness h;
+    failOverAndBack(h, "immediate");
+    EXPECT_TRUE(h.called("message 36001405aaaa switch_group 1")) << h.logText();
+}
+
+TEST(Daemon, FailbackManualLeavesIoWhereItIs) {
+    DaemonHarness h;
+    failOverAndBack(h, "manual");
+    h.advance(30s);
+    EXPECT_EQ(h.count("message 36001405aaaa switch_group"), 0u);
+}
+
+TEST(Daemon, FailbackFolloweverSwitchesWhenTheFirstPathOfTheGroupReturns) {
+    DaemonHarness h;
+    failOverAndBack(h, "followover");
+    EXPECT_TRUE(h.called("message 36001405aaaa switch_group 1")) << h.logText();
+}
+
+TEST(Daemon, FailbackAfterSecondsWaitsThem) {
+    DaemonHarness h;
+    failOverAndBack(h, "15");
+    EXPECT_FALSE(h.called("message 36001405aaaa switch_group 1")) << "not yet";
+    h.advance(16s);
+    EXPECT_TRUE(h.called("message 36001405aaaa switch_group 1")) << h.logText();
+}
+
+TEST(Daemon, ReconfigureReloadsOnlyTheMapWhoseTableChanges) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.config(std::string(kTwoMapsConfig) + "multipaths {\n multipath {\n wwid 36001405bbbb\n"
+                                           " path_selector \"queue-length 0\"\n }\n}\n");
+    h.daemon().reconfigure();
+    h.settle();
+    EXPECT_EQ(h.count("reload "), 1u) << h.logText();
+    EXPECT_TRUE(h.called("reload 36001405bbbb"));
+    EXPECT_NE(h.table("36001405bbbb").find("queue-length"), std::string::npos);
+    EXPECT_TRUE(contains(h.notes(), "RELOADING=1"));
+}
+
+TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.config("defaults {\n path_selector \"no-such 0\"\n}\n");
+    h.daemon().reconfigure();
+    h.settle();
+    EXPECT_TRUE(h.calls().empty());
+    EXPECT_NE(h.logText().find("mpathd.conf:2:"), std::string::npos) << h.logText();
+    EXPECT_NE(h.logText().find("the running configuration stays"), std::string::npos);
+}
+
+TEST(Daemon, ARestartedDaemonAdoptsTheMapsAndChangesNothing) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    ASSERT_EQ(h.liveMaps().size(), 2u);
+    h.clearCalls();
+    h.restart(); // kill -9 and start again
+    h.settle();
+    EXPECT_TRUE(h.daemon().ready());
+    EXPECT_TRUE(h.calls().empty()) << "adoption issued " << h.calls().front();
+    EXPECT_NE(h.logText().find("adopted"), std::string::npos);
+}
+
+TEST(Daemon, AdoptionFailsAgainThePathsTheCheckerFindsDown) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Down);
+    h.restart();
+    h.settle();
+    h.advance(1s); // adopted maps' paths are checked at once
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_path 8:32")) << h.logText();
+    EXPECT_EQ(h.count("reload "), 0u);
+}
+
+TEST(Daemon, AHungDeviceMapperCallOfOneMapLeavesTheOtherServed) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    // Map A's next reload hangs in the kernel (a suspend waiting for I/O).
+    auto gate = std::make_shared<std::promise<void>>();
+    std::shared_future<void> opened = gate->get_future().share();
+    h.dm().setHook([opened](const std::string &op, const std::string &name) {
+        if (op == "reload" && name == "36001405aaaa")
+            opened.wait();
+    });
+    h.addDisk("sdf", 80, 3, "36001405aaaa", "standby"); // a new path: A reloads
+    h.inject("add", "sdf");
+    h.advance(1s);
+    h.clearCalls();
+    h.checkers().set("/dev/sdd", CheckerState::Down);
+    h.advance(6s);
+    EXPECT_TRUE(h.called("message 36001405bbbb fail_path 8:48"))
+        << "map B is served while A's reload hangs\n"
+        << h.logText();
+    gate->set_value();
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405aaaa"));
+}
+
+TEST(Daemon, TheLastPathGoneRemovesTheMapDeferred) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    h.inject("remove", "sdd");
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405bbbb")) << "one path left: the map shrinks";
+    h.inject("remove", "sde");
+    h.settle();
+    EXPECT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    EXPECT_EQ(h.liveMaps().size(), 1u);
+}
+
+TEST(Daemon, AMapRemovedBehindItsBackIsForgottenUntilAPathChanges) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.dm().with([](mpath::dm::DeviceMapper &dm) { return dm.remove("36001405bbbb").ok(); });
+    h.injectMap("remove", "36001405bbbb", "");
+    h.clearCalls();
+    h.settle();
+    h.advance(10s);
+    EXPECT_EQ(h.count("create "), 0u) << "not made again behind the administrator's back";
+    h.inject("change", "sdd");
+    h.settle();
+    EXPECT_TRUE(h.called("create 36001405bbbb"));
+}
+
+TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.advance(1s);
+    const unsigned before = h.checkers().checks("/dev/sdc");
+    h.injectMap("change", "36001405aaaa", "PATH_FAILED", "8:32");
+    h.advance(500ms); // checks run every 5 s or more: this one runs at once
+    EXPECT_GT(h.checkers().checks("/dev/sdc"), before) << "checked without waiting its turn";
+    // The checker says up: the path goes back into service.
+    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, ASizeChangeResizesTheMap) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    for (auto [name, minor, host] : {std::tuple{"sdd", 48u, 1u}, {"sde", 64u, 2u}}) {
+        SysfsTreeBuilder::ScsiDisk d;
+        d.name = name;
+        d.minor = minor;
+        d.host = host;
+        d.lun = 100 + minor;
+        d.sizeSectors = 4096;
+        d.vendor = "ACME";
+        d.model = "Array";
+        d.udev = {{"ID_SERIAL", "36001405bbbb"}, {"DEVTYPE", "disk"}};
+        ASSERT_TRUE(h.tree().addScsiDisk(d));
+        h.inject("change", name);
+    }
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405bbbb")) << h.logText();
+    auto info = h.dm().with([](mpath::dm::DeviceMapper &dm) { return dm.table("36001405bbbb"); });
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->front().length, 4096u);
+}
+
+TEST(Daemon, CreatedMapsAreInTheWwidsFileAndFriendlyNamesInTheBindings) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n user_friendly_names yes\n dm_target multipath\n"
+             "}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    EXPECT_TRUE(h.called("create mpatha"));
+    EXPECT_TRUE(h.called("create mpathb"));
+    auto wwids = mpath::state::WwidsFile(h.root() + "/etc/multipath/wwids").load();
+    ASSERT_TRUE(wwids);
+    EXPECT_EQ(*wwids, (std::vector<std::string>{"36001405aaaa", "36001405bbbb"}));
+    auto b = mpath::state::BindingsFile(h.root() + "/etc/multipath/bindings").load();
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->aliasFor("36001405aaaa"), "mpatha");
+    EXPECT_EQ(b->aliasFor("36001405bbbb"), "mpathb");
+}
+
+TEST(Daemon, StoppingTurnsQueueingOffWithoutQueueWithoutDaemon) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n no_path_retry queue\n dm_target multipath\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    bool done = false;
+    h.daemon().stop([&] { done = true; });
+    h.settle();
+    EXPECT_TRUE(done);
+    EXPECT_TRUE(contains(h.notes(), "STOPPING=1"));
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_if_no_path"));
+    EXPECT_TRUE(h.called("message 36001405bbbb fail_if_no_path"));
+    EXPECT_EQ(h.liveMaps().size(), 2u) << "maps stay";
+}
+
+TEST(Daemon, StoppingLeavesQueueingWithQueueWithoutDaemon) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n no_path_retry queue\n queue_without_daemon yes\n"
+             " dm_target multipath\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.clearCalls();
+    bool done = false;
+    h.daemon().stop([&] { done = true; });
+    h.settle();
+    EXPECT_TRUE(done);
+    EXPECT_TRUE(h.calls().empty());
+}
