@@ -47,6 +47,14 @@ int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {
 } // namespace
 
 int main(int argc, char **argv) {
+    // Blocked before any thread starts (the executor's workers inherit the
+    // mask): the loop takes these signals, never a worker.
+    sigset_t mask;
+    sigemptyset(&mask);
+    for (int s : {SIGTERM, SIGINT, SIGHUP})
+        sigaddset(&mask, s);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+
     CLI::App app{"mpathd: multipath maps from the paths udev reports, kept healthy"};
     int verbose = 0;
     std::string root = "/";
@@ -90,11 +98,6 @@ int main(int argc, char **argv) {
     env.lmpathAvailable = &lmpathAvailable;
     mpathd::Daemon daemon(std::move(env));
 
-    sigset_t mask;
-    sigemptyset(&mask);
-    for (int s : {SIGTERM, SIGINT, SIGHUP})
-        sigaddset(&mask, s);
-    sigprocmask(SIG_BLOCK, &mask, nullptr);
     std::pair<mpathd::Daemon *, mpath::sys::SdEventLoop *> ctx{&daemon, loop->get()};
     sd_event *e = (*loop)->event();
     for (int s : {SIGTERM, SIGINT, SIGHUP})

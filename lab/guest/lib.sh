@@ -96,3 +96,43 @@ fio_verify() {
 		--verify_fatal=1 --do_verify=1 --verify_backlog=256 --time_based --runtime="$secs" \
 		--output-format=terse "$@"
 }
+
+# mpathd_start [args...]: start mpathd in the background (log in
+# $RESULTS/mpathd.log, appended across restarts) and wait until it says
+# ready. Its pid is in $MPATHD_PID.
+mpathd_start() {
+	command -v mpathd >/dev/null || die "mpathd is not on PATH"
+	local log=$RESULTS/mpathd.log before
+	before=$(grep -c 'notice: ready' "$log" 2>/dev/null || true)
+	mpathd -v "$@" >> "$log" 2>&1 &
+	MPATHD_PID=$!
+	wait_until 60 sh -c "[ \$(grep -c 'notice: ready' '$log') -gt ${before:-0} ]" ||
+		die "mpathd did not get ready: $(tail -n 5 "$log")"
+}
+
+# mpathd_stop [signal]: stop mpathd (TERM by default) and wait for it.
+mpathd_stop() {
+	[ -n "${MPATHD_PID:-}" ] || return 0
+	kill "-${1:-TERM}" "$MPATHD_PID" 2>/dev/null
+	wait "$MPATHD_PID" 2>/dev/null
+	MPATHD_PID=
+}
+
+# map_of WWID: the device-mapper name of the map with uuid mpath-WWID.
+map_of() {
+	dmsetup info -c --noheadings -o name,uuid --separator ' ' 2>/dev/null |
+		awk -v u="mpath-$1" '$2 == u { print $1 }'
+}
+
+# wwid_of NAME: the WWID udev gives block device NAME (ID_SERIAL, else ID_WWN).
+wwid_of() {
+	local v
+	v=$(udevadm info --query=property --name="/dev/$1" | sed -n 's/^ID_SERIAL=//p')
+	[ -n "$v" ] || v=$(udevadm info --query=property --name="/dev/$1" | sed -n 's/^ID_WWN=//p')
+	echo "$v"
+}
+
+# path_state MAP DEVT: A or F, the path's state in the map's status.
+path_state() {
+	dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'
+}

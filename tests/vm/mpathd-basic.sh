@@ -1,0 +1,114 @@
+#!/bin/bash
+# mpathd on real devices: the scsi_debug LUN, the virtio-scsi pair and the
+# NVMe pair become maps by themselves, with the tables mpathctl plan
+# shows; a scsi_debug path set offline under fio --verify is failed within
+# polling_interval + the check deadline and reinstated when it is back,
+# without an I/O error; a daemon killed with -9 under I/O comes back and
+# adopts the maps without reloading them; SIGHUP with a changed selector
+# for one map reloads that map only; SIGTERM leaves the maps.
+# lab-timeout: 420
+. /lab/lib.sh
+
+command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
+mapfile -t sd < <(scsi_debug_paths add_host=3 | active_paths)
+[ ${#sd[@]} -ge 2 ] || die "expected two active scsi_debug paths, got: ${sd[*]}"
+sdwwid=$(wwid_of "${sd[0]}")
+vwwid=$(wwid_of sda)
+mkdir -p /etc/mpathd
+cat > /etc/mpathd/mpathd.conf <<'CONF'
+defaults {
+	find_multipaths on
+	polling_interval 2
+	path_grouping_policy multibus
+	no_path_retry queue
+}
+blacklist {
+	# scsi_debug's standby ALUA port fails I/O: not in these maps
+	devnode "^(sd[a-z]+)$"
+}
+blacklist_exceptions {
+	devnode "^(sda|sdb|SDPATHS)$"
+}
+CONF
+sed -i "s/SDPATHS/${sd[0]}|${sd[1]}/" /etc/mpathd/mpathd.conf
+
+mpathd_start
+maps=$(dmsetup ls --target lmpath | wc -l)
+result maps "$maps"
+[ "$maps" -eq 3 ] || die "expected 3 lmpath maps (scsi_debug, virtio, nvme), got: $(dmsetup ls --target lmpath)"
+grep -q 'STATUS\|ready' "$RESULTS/mpathd.log" || die "no ready in the log"
+
+# Every live table is the one mpathctl plan shows for the same files.
+mpathctl plan > "$RESULTS/plan.txt" 2>&1 || die "mpathctl plan failed"
+while read -r name _; do
+	live="0 $(dmsetup table "$name" | cut -d' ' -f2-)"
+	grep -qxF "table: ${live% }" "$RESULTS/plan.txt" ||
+		die "map $name: live table '$live' is not in the plan: $(grep '^table:' "$RESULTS/plan.txt")"
+done < <(dmsetup ls --target lmpath)
+
+map=$(map_of "$sdwwid")
+[ -n "$map" ] || die "no map for the scsi_debug LUN ($sdwwid)"
+a=${sd[0]}
+da=$(devt "$a")
+fio_verify mpathd "/dev/mapper/$map" 40 > "$RESULTS/fio.log" 2>&1 &
+fio=$!
+sleep 4
+t0=${EPOCHREALTIME/./}
+echo offline > "/sys/block/$a/device/state"
+wait_until 20 sh -c "[ \"\$(dmsetup status '$map' | awk -v d='$da' '{for (i=1;i<NF;i++) if (\$i==d) print \$(i+1)}')\" = F ]" ||
+	die "$a was not failed: $(dmsetup status "$map")"
+result fail_ms $(((${EPOCHREALTIME/./} - t0) / 1000))
+wait_until 10 grep -q "path $a: .*says down\|path $a: device-mapper failed it" "$RESULTS/mpathd.log" ||
+	die "mpathd did not notice $a: $(tail -n 5 "$RESULTS/mpathd.log")"
+sleep 2
+echo running > "/sys/block/$a/device/state"
+t0=${EPOCHREALTIME/./}
+wait_until 20 sh -c "[ \"\$(dmsetup status '$map' | awk -v d='$da' '{for (i=1;i<NF;i++) if (\$i==d) print \$(i+1)}')\" = A ]" ||
+	die "$a was not reinstated: $(dmsetup status "$map")"
+result reinstate_ms $(((${EPOCHREALTIME/./} - t0) / 1000))
+
+# kill -9 under I/O, and a new daemon: nothing reloaded.
+mpathd_stop KILL
+udevadm monitor --kernel --property --subsystem-match=block > "$RESULTS/uevents-restart.txt" 2>&1 &
+mon=$!
+sleep 1
+: > "$RESULTS/mpathd-restart.log"
+mpathd -v >> "$RESULTS/mpathd-restart.log" 2>&1 &
+MPATHD_PID=$!
+wait_until 60 grep -q 'notice: ready' "$RESULTS/mpathd-restart.log" || die "mpathd did not restart"
+sleep 3
+kill "$mon"
+grep -E 'creating|reloading' "$RESULTS/mpathd-restart.log" &&
+	die "the restarted daemon changed maps"
+grep -q 'adopted' "$RESULTS/mpathd-restart.log" || die "no map adopted"
+# A table load ends with a resume: a change event of the map without
+# DM_ACTION (path events carry DM_ACTION=PATH_FAILED/PATH_REINSTATED).
+awk '/^KERNEL\[/ { if (ev ~ /change/ && ev ~ /dm-/ && ev !~ /DM_ACTION=/) bad = bad ev "\n"; ev = $0; next }
+	{ ev = ev " " $0 }
+	END { if (ev ~ /change/ && ev ~ /dm-/ && ev !~ /DM_ACTION=/) bad = bad ev; printf "%s", bad }' \
+	"$RESULTS/uevents-restart.txt" > "$RESULTS/reloads-on-restart.txt"
+[ -s "$RESULTS/reloads-on-restart.txt" ] &&
+	die "maps were loaded again on restart: $(head -c 300 "$RESULTS/reloads-on-restart.txt")"
+wait "$fio" || die "fio failed: $(tail -n 20 "$RESULTS/fio.log")"
+result fio errors=0
+
+# SIGHUP with a new selector for the scsi_debug map only.
+cat >> /etc/mpathd/mpathd.conf <<CONF
+multipaths {
+	multipath {
+		wwid "$sdwwid"
+		path_selector "queue-length 0"
+	}
+}
+CONF
+kill -HUP "$MPATHD_PID"
+wait_until 30 sh -c "dmsetup table '$map' | grep -q queue-length" || die "SIGHUP did not reload $map"
+sleep 2
+n=$(grep -c 'reloading' "$RESULTS/mpathd-restart.log")
+result reloads_after_sighup "$n"
+[ "$n" -eq 1 ] || die "SIGHUP reloaded $n maps, expected 1: $(grep reloading "$RESULTS/mpathd-restart.log")"
+
+mpathd_stop TERM
+[ "$(dmsetup ls --target lmpath | wc -l)" -eq 3 ] || die "maps went with the daemon"
+dmsetup table "$map" | grep -q queue_if_no_path && die "queueing stays on without the daemon"
+true
