@@ -1,13 +1,19 @@
 #include "mpath/config/hwtable.h"
 
-#include "config/keywords.h"
+#include "config/keyword_table.h"
 
 namespace mpath::config {
 
 void mergeSettings(Settings &base, const Settings &over) {
-    detail::forEachSetting([&](const char *, unsigned, auto field, auto) {
-        if (over.*field)
-            base.*field = over.*field;
+    detail::forEachSetting([&](const auto &k) {
+        if (!(over.*k.field))
+            return;
+        base.*k.field = over.*k.field;
+        auto line = over.where.find(k.name);
+        if (line != over.where.end())
+            base.where[std::string(k.name)] = line->second;
+        else if (auto old = base.where.find(k.name); old != base.where.end())
+            base.where.erase(old);
     });
 }
 
@@ -74,6 +80,13 @@ Settings aluaSettings(std::optional<NoPathRetry> noPathRetry) {
 // default checker interval of 5 seconds".
 constexpr unsigned kFiveMinutesOfRetries = 300 / 5;
 
+// GCC 12's optimizer takes an optional string of a Settings just made, with
+// nothing set, for possibly set, and warns that assigning it reads an
+// uninitialized string: a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 std::vector<DeviceEntry> buildTable() {
     std::vector<DeviceEntry> t;
     auto add = [&](DeviceEntry e, Settings s) {
@@ -287,6 +300,9 @@ std::vector<DeviceEntry> buildTable() {
     add(device("KMNRIO", "K2"), multibus());
     return t;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 } // namespace
 

@@ -1,3 +1,4 @@
+#include "mpath/config/config.h"
 #include "mpath/config/hwtable.h"
 
 #include <gtest/gtest.h>

@@ -668,3 +668,15 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
                            "}\n");
     EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
 }
+
+TEST(ConfigParser, RecordsTheLineOfEachKeyword) {
+    ConfigResult r = parse("defaults {\n polling_interval 7\n no_path_retry 3\n}\n"
+                           "devices {\n device {\n vendor A\n product B\n prio alua\n }\n}\n");
+    EXPECT_EQ(r.config.globals.where.at("polling_interval"),
+              (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_EQ(r.config.defaults.where.at("no_path_retry"),
+              (SourceLocation{"/etc/multipath.conf", 3}));
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_EQ(r.config.devices[0].settings.where.at("prio"),
+              (SourceLocation{"/etc/multipath.conf", 9}));
+}

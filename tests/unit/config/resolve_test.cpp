@@ -64,7 +64,7 @@ TEST(ConfigResolve, OverridesBeatMultipathsBeatDevicesBeatDefaults) {
     EXPECT_EQ(e.noPathRetry.origin, Origin::Overrides);
     EXPECT_EQ(e.rrMinIoRq.value, 4u);
     EXPECT_EQ(e.rrMinIoRq.origin, Origin::Devices);
-    EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 7}));
+    EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 11}));
     EXPECT_EQ(e.pathChecker.value, "directio");
     EXPECT_EQ(e.pathChecker.origin, Origin::Defaults);
     EXPECT_EQ(e.alias.value, "db");

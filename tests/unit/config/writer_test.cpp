@@ -30,10 +30,17 @@ Config withoutLocations(Config c) {
     };
     clear(c.blacklist);
     clear(c.blacklistExceptions);
-    for (auto &d : c.devices)
+    c.globals.where.clear();
+    c.defaults.where.clear();
+    c.overrides.where.clear();
+    for (auto &d : c.devices) {
         d.where = {};
-    for (auto &m : c.multipaths)
+        d.settings.where.clear();
+    }
+    for (auto &m : c.multipaths) {
         m.where = {};
+        m.settings.where.clear();
+    }
     return c;
 }
 

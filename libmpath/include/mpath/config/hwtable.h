@@ -1,6 +1,7 @@
 #pragma once
 
-#include "mpath/config/config.h"
+#include "mpath/config/device_entry.h"
+#include "mpath/config/settings.h"
 
 #include <string_view>
 #include <vector>
@@ -10,7 +11,7 @@ namespace mpath::config {
 /// A table of device entries: what storage arrays need by default.
 ///
 /// Several entries may match one path (a generic "NVME" entry and a
-/// vendor-specific one); they are merged in table order, later entries
+/// vendor-specific one); they are merged keyword by keyword, later entries
 /// over earlier ones, as multipath-tools does.
 class Hwtable {
 public:
@@ -34,7 +35,7 @@ private:
     std::vector<DeviceEntry> entries_;
 };
 
-/// Every field \a over sets replaces the one in \a base.
+/// Every field \a over sets replaces the one in \a base, with its line.
 void mergeSettings(Settings &base, const Settings &over);
 
 } // namespace mpath::config

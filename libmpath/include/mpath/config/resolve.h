@@ -1,0 +1,48 @@
+#pragma once
+
+#include "mpath/config/config.h"
+#include "mpath/config/effective_globals.h"
+#include "mpath/config/effective_settings.h"
+#include "mpath/config/hwtable.h"
+
+#include <string_view>
+
+// How a path's settings are decided from the layers of the configuration.
+
+namespace mpath::config {
+
+/// The inquiry strings and the WWID of a path: what the resolver matches
+/// device and multipaths entries against.
+struct DeviceIdentity {
+    std::string_view vendor;
+    std::string_view product;
+    std::string_view revision;
+    std::string_view wwid; ///< "" when unknown: no multipaths {} entry applies
+};
+
+/// The effective settings of a path. For each keyword the first layer that
+/// sets it wins:
+///
+///   1. overrides {};
+///   2. the multipaths {} entries for the WWID, the last one first;
+///   3. the devices {} entries matching the path, the newest first, then
+///      the entries of \a table, the last one first;
+///   4. defaults {};
+///   5. the built-in default.
+///
+/// The alias is the one of the first multipaths {} entry that names it.
+EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
+                          const Hwtable &table = Hwtable::builtin());
+
+/// The daemon-wide settings: defaults {} over the built-in defaults;
+/// max_polling_interval defaults to 4 * polling_interval.
+EffectiveGlobals resolveGlobals(const Config &config);
+
+/// The built-in default of every per-map/per-path keyword, each with
+/// Origin::Builtin.
+EffectiveSettings builtinSettings();
+
+/// The built-in default of every daemon-wide keyword.
+EffectiveGlobals builtinGlobals();
+
+} // namespace mpath::config

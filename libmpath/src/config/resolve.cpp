@@ -1,0 +1,130 @@
+#include "mpath/config/resolve.h"
+
+#include "config/keyword_table.h"
+
+namespace mpath::config {
+
+namespace {
+
+// One layer of the configuration as the resolver walks it.
+struct Layer {
+    const Settings *settings;
+    Origin origin;
+    SourceLocation entry; ///< the entry's line, when a keyword has none
+
+    SourceLocation where(std::string_view keyword) const {
+        if (origin == Origin::Hwtable)
+            return {};
+        auto it = settings->where.find(keyword);
+        return it == settings->where.end() ? entry : it->second;
+    }
+};
+
+// The layers that count for \a device, the one that wins first.
+std::vector<Layer> layersFor(const Config &config, const DeviceIdentity &device,
+                             const Hwtable &table) {
+    std::vector<Layer> layers;
+    layers.push_back({&config.overrides, Origin::Overrides, {}});
+    if (!device.wwid.empty())
+        for (auto it = config.multipaths.rbegin(); it != config.multipaths.rend(); ++it)
+            if (it->wwid == device.wwid)
+                layers.push_back({&it->settings, Origin::Multipaths, it->where});
+    for (auto it = config.devices.rbegin(); it != config.devices.rend(); ++it)
+        if (it->matches(device.vendor, device.product, device.revision))
+            layers.push_back({&it->settings, Origin::Devices, it->where});
+    const auto &builtin = table.entries();
+    for (auto it = builtin.rbegin(); it != builtin.rend(); ++it)
+        if (it->matches(device.vendor, device.product, device.revision))
+            layers.push_back({&it->settings, Origin::Hwtable, {}});
+    layers.push_back({&config.defaults, Origin::Defaults, {}});
+    return layers;
+}
+
+// The first layer that sets \a k decides it.
+template <typename K>
+void resolveKeyword(const K &k, const std::vector<Layer> &layers, EffectiveSettings &e) {
+    auto &r = e.*k.effective;
+    for (const Layer &l : layers) {
+        const auto &v = l.settings->*k.field;
+        if (!v)
+            continue;
+        r = {*v, l.origin, l.where(k.name)};
+        return;
+    }
+    r = {k.builtin, Origin::Builtin, {}};
+}
+
+// True when an entry before \a mp gives its alias to another WWID: the
+// first one keeps the name (checkConsistency() reports it).
+bool aliasTakenBefore(const std::vector<MultipathEntry> &all, const MultipathEntry &mp) {
+    for (const auto &other : all) {
+        if (&other == &mp)
+            return false;
+        if (other.alias == mp.alias && other.wwid != mp.wwid)
+            return true;
+    }
+    return false;
+}
+
+void resolveAlias(const Config &config, std::string_view wwid, EffectiveSettings &e) {
+    e.alias = {"", Origin::Builtin, {}};
+    if (wwid.empty())
+        return;
+    for (const auto &mp : config.multipaths) {
+        if (mp.wwid != wwid || mp.alias.empty() || aliasTakenBefore(config.multipaths, mp))
+            continue;
+        auto line = mp.settings.where.find("alias");
+        e.alias = {mp.alias, Origin::Multipaths,
+                   line == mp.settings.where.end() ? mp.where : line->second};
+    }
+}
+
+} // namespace
+
+EffectiveSettings builtinSettings() {
+    EffectiveSettings e;
+    e.alias = {"", Origin::Builtin, {}};
+    detail::forEachSetting([&](const auto &k) {
+        e.*k.effective = {k.builtin, Origin::Builtin, {}};
+    });
+    return e;
+}
+
+EffectiveGlobals builtinGlobals() {
+    EffectiveGlobals g;
+    detail::forEachGlobal([&](const auto &k) {
+        g.*k.effective = {k.builtin, Origin::Builtin, {}};
+    });
+    return g;
+}
+
+EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
+                          const Hwtable &table) {
+    const std::vector<Layer> layers = layersFor(config, device, table);
+    EffectiveSettings e;
+    detail::forEachSetting([&](const auto &k) { resolveKeyword(k, layers, e); });
+    resolveAlias(config, device.wwid, e);
+    return e;
+}
+
+EffectiveGlobals resolveGlobals(const Config &config) {
+    EffectiveGlobals g = builtinGlobals();
+    if (config.ownFile)
+        g.configDir.value = "/etc/mpathd/conf.d";
+    detail::forEachGlobal([&](const auto &k) {
+        const auto &v = config.globals.*k.field;
+        if (!v)
+            return;
+        auto line = config.globals.where.find(k.name);
+        g.*k.effective = {*v, Origin::Defaults,
+                          line == config.globals.where.end() ? SourceLocation{} : line->second};
+    });
+    // multipath-tools: max_polling_interval defaults to 4 * polling_interval.
+    if (!config.globals.maxPollingInterval && config.globals.pollingInterval) {
+        g.maxPollingInterval = g.pollingInterval;
+        g.maxPollingInterval.value = 4 * *config.globals.pollingInterval;
+    }
+    return g;
+}
+
+} // namespace mpath::config
