@@ -28,10 +28,6 @@ std::string anyText(const std::string &) {
     return {};
 }
 
-std::string nonEmptyText(const std::string &text) {
-    return text.empty() ? "a non-empty word" : "";
-}
-
 std::string word(const std::string &text) {
     return text.empty() || hasBlank(text) ? "a non-empty word" : "";
 }
@@ -59,9 +55,18 @@ std::string prioName(const std::string &text) {
     return oneOf(text, prios);
 }
 
-bool isUnsupported(std::string_view name) {
-    return std::find(kUnsupportedKeywords.begin(), kUnsupportedKeywords.end(), name) !=
-           kUnsupportedKeywords.end();
+const OtherKeyword *findOtherKeyword(std::string_view name) {
+    for (const auto &k : kOtherKeywords)
+        if (k.name == name)
+            return &k;
+    return nullptr;
+}
+
+std::string_view canonicalKeyword(std::string_view name) {
+    for (const auto &s : kSynonyms)
+        if (s.name == name)
+            return s.keyword;
+    return name;
 }
 
 } // namespace mpath::config::detail

@@ -62,7 +62,6 @@ struct Rule {
 
 // Validators of string values.
 std::string anyText(const std::string &text);
-std::string nonEmptyText(const std::string &text);
 std::string word(const std::string &text);
 std::string wordWithoutSlash(const std::string &text);
 std::string absolutePath(const std::string &text);
@@ -95,6 +94,7 @@ struct Keyword {
     Effect effect{Effect::Applied};
     bool extension{false};      ///< ours: multipath-tools 0.9.4 has no such keyword
     bool unsetByDefault{false}; ///< multipath-tools has no default: builtin means "unset"
+    bool deprecated{false};     ///< applied, with multipath-tools' deprecation notice
 
     Keyword range(long long min, long long max = UINT_MAX) const {
         Keyword k = *this;
@@ -129,6 +129,11 @@ struct Keyword {
     Keyword unsetUnlessSet() const {
         Keyword k = *this;
         k.unsetByDefault = true;
+        return k;
+    }
+    Keyword deprecatedNotice() const {
+        Keyword k = *this;
+        k.deprecated = true;
         return k;
     }
 };
@@ -181,10 +186,6 @@ inline const auto &settingKeywords() {
         setting("uid_attribute", InDefaults | InDevice, &S::uidAttribute, &E::uidAttribute,
                 "ID_SERIAL")
             .validate(word),
-        setting("getuid_callout", InDefaults | InDevice, &S::getuid, &E::getuid, "")
-            .restOfLine()
-            .validate(nonEmptyText)
-            .noEffect(),
         setting("fast_io_fail_tmo", NotInMultipath, &S::fastIoFailTmo, &E::fastIoFailTmo,
                 OffOrNumber::number(5))
             .noEffect(),
@@ -250,9 +251,11 @@ inline const auto &globalKeywords() {
             .noEffect(),
         global("checker_timeout", &G::checkerTimeout, &E::checkerTimeout, 0u).noEffect(),
         global("bindings_file", &G::bindingsFile, &E::bindingsFile, "/etc/multipath/bindings")
-            .validate(absolutePath),
+            .validate(absolutePath)
+            .deprecatedNotice(),
         global("wwids_file", &G::wwidsFile, &E::wwidsFile, "/etc/multipath/wwids")
-            .validate(absolutePath),
+            .validate(absolutePath)
+            .deprecatedNotice(),
         global("config_dir", &G::configDir, &E::configDir, "/etc/multipath/conf.d")
             .validate(absolutePath),
         global("queue_without_daemon", &G::queueWithoutDaemon, &E::queueWithoutDaemon, false)
@@ -276,58 +279,86 @@ void forEachGlobal(Fn &&fn) {
     std::apply([&](const auto &...k) { (fn(k), ...); }, globalKeywords());
 }
 
-/// multipath-tools keywords we read without acting on them: a warning that
-/// says so, rather than "unknown", helps an admin switching over.
-inline constexpr auto kUnsupportedKeywords = std::to_array<std::string_view>({
-    "reassign_maps",
-    "multipath_dir",
-    "max_fds",
-    "log_checker_err",
-    "prkeys_file",
-    "reservation_key",
-    "uid_attrs",
-    "retrigger_tries",
-    "retrigger_delay",
-    "missing_uev_wait_timeout",
-    "strict_timing",
-    "delay_watch_checks",
-    "delay_wait_checks",
-    "san_path_err_threshold",
-    "san_path_err_forget_rate",
-    "san_path_err_recovery_time",
-    "disable_changed_wwids",
-    "remove_retries",
-    "detect_pgpolicy",
-    "detect_pgpolicy_use_tpg",
-    "enable_foreign",
-    "recheck_wwid",
-    "auto_resize",
-    "ignore_new_boot_devs",
-    "uxsock_timeout",
-    "vpd_vendor",
-    "partition_delimiter",
-    "eh_deadline",
-    "force_sync",
-    "skip_kpartx_on_reload",
-    "unpriv_sgio",
-    "find_multipaths_retry",
-    "allow_usb_devices",
-    "hw_str_match",
-    "reload_readwrite",
-    "ignore_new_devs",
-    "udev_dir",
-    "prio_callout",
-    "pg_timeout",
-    "mode",
-    "uid",
-    "gid",
-    "checker",
-    "selector",
-    "wwids_dir",
-    "mpath_dir",
+/// What the parser does with a keyword that has no field.
+enum class Disposition {
+    NoEffect,    ///< accepted, nothing to do here: a note at most
+    Deprecated,  ///< multipath-tools ignores it with a deprecation notice
+    Unsupported, ///< multipath-tools acts on it, we do not: a warning says so
+};
+
+/// A multipath-tools keyword that sets no field here.
+struct OtherKeyword {
+    std::string_view name;
+    unsigned sections; ///< where it is accepted; 0 for unsupported ones
+    Disposition disposition;
+};
+
+/// multipath-tools keywords we read without a field. Deprecated and
+/// no-effect ones are checked against their sections; unsupported ones
+/// are named as such wherever they appear, so that an admin switching over
+/// learns that the setting is not honoured.
+inline constexpr auto kOtherKeywords = std::to_array<OtherKeyword>({
+    {"max_fds", InDefaults, Disposition::NoEffect},
+    {"disable_changed_wwids", InDefaults, Disposition::NoEffect},
+    {"getuid_callout", InDefaults | InDevice | InOverrides, Disposition::Deprecated},
+    {"multipath_dir", InDefaults, Disposition::Deprecated},
+    {"pg_timeout", InDefaults | InDevice | InMultipath, Disposition::Deprecated},
+    {"reassign_maps", 0, Disposition::Unsupported},
+    {"log_checker_err", 0, Disposition::Unsupported},
+    {"prkeys_file", 0, Disposition::Unsupported},
+    {"reservation_key", 0, Disposition::Unsupported},
+    {"uid_attrs", 0, Disposition::Unsupported},
+    {"retrigger_tries", 0, Disposition::Unsupported},
+    {"retrigger_delay", 0, Disposition::Unsupported},
+    {"missing_uev_wait_timeout", 0, Disposition::Unsupported},
+    {"strict_timing", 0, Disposition::Unsupported},
+    {"delay_watch_checks", 0, Disposition::Unsupported},
+    {"delay_wait_checks", 0, Disposition::Unsupported},
+    {"san_path_err_threshold", 0, Disposition::Unsupported},
+    {"san_path_err_forget_rate", 0, Disposition::Unsupported},
+    {"san_path_err_recovery_time", 0, Disposition::Unsupported},
+    {"remove_retries", 0, Disposition::Unsupported},
+    {"detect_pgpolicy", 0, Disposition::Unsupported},
+    {"detect_pgpolicy_use_tpg", 0, Disposition::Unsupported},
+    {"enable_foreign", 0, Disposition::Unsupported},
+    {"recheck_wwid", 0, Disposition::Unsupported},
+    {"auto_resize", 0, Disposition::Unsupported},
+    {"ignore_new_boot_devs", 0, Disposition::Unsupported},
+    {"uxsock_timeout", 0, Disposition::Unsupported},
+    {"vpd_vendor", 0, Disposition::Unsupported},
+    {"partition_delimiter", 0, Disposition::Unsupported},
+    {"eh_deadline", 0, Disposition::Unsupported},
+    {"force_sync", 0, Disposition::Unsupported},
+    {"skip_kpartx_on_reload", 0, Disposition::Unsupported},
+    {"unpriv_sgio", 0, Disposition::Unsupported},
+    {"find_multipaths_retry", 0, Disposition::Unsupported},
+    {"allow_usb_devices", 0, Disposition::Unsupported},
+    {"hw_str_match", 0, Disposition::Unsupported},
+    {"reload_readwrite", 0, Disposition::Unsupported},
+    {"ignore_new_devs", 0, Disposition::Unsupported},
+    {"udev_dir", 0, Disposition::Unsupported},
+    {"prio_callout", 0, Disposition::Unsupported},
+    {"mode", 0, Disposition::Unsupported},
+    {"uid", 0, Disposition::Unsupported},
+    {"gid", 0, Disposition::Unsupported},
+    {"selector", 0, Disposition::Unsupported},
+    {"wwids_dir", 0, Disposition::Unsupported},
+    {"mpath_dir", 0, Disposition::Unsupported},
 });
 
-/// True for a keyword of kUnsupportedKeywords.
-bool isUnsupported(std::string_view name);
+/// Another name multipath-tools accepts for a keyword of the table.
+struct Synonym {
+    std::string_view name;
+    std::string_view keyword;
+};
+
+/// "checker" is path_checker in multipath-tools (never printed back).
+inline constexpr auto kSynonyms = std::to_array<Synonym>({{"checker", "path_checker"}});
+
+/// The OtherKeyword named \a name, or null.
+const OtherKeyword *findOtherKeyword(std::string_view name);
+
+/// The keyword \a name stands for: itself, or the one it is a synonym of.
+std::string_view canonicalKeyword(std::string_view name);
 
 } // namespace mpath::config::detail

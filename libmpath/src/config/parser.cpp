@@ -62,6 +62,10 @@ unsigned sectionBit(Ctx c) {
     }
 }
 
+bool hasWord(const std::vector<std::string> &words, std::string_view w) {
+    return std::find(words.begin(), words.end(), w) != words.end();
+}
+
 /// Reads multipath.conf syntax into a Config, line by line, reporting
 /// what it cannot use as diagnostics and going on.
 class Parser {
@@ -81,8 +85,12 @@ private:
     void warn(unsigned line, std::string msg) {
         diags_.push_back({file_, line, Diagnostic::Severity::Warning, std::move(msg)});
     }
+    // Only for what makes multipath-tools refuse the whole file.
     void error(unsigned line, std::string msg) {
         diags_.push_back({file_, line, Diagnostic::Severity::Error, std::move(msg)});
+    }
+    void note(unsigned line, std::string msg) {
+        diags_.push_back({file_, line, Diagnostic::Severity::Info, std::move(msg)});
     }
 
     Ctx ctx() const { return stack_.empty() ? Ctx::Top : stack_.back().ctx; }
@@ -96,6 +104,7 @@ private:
     bool setting(unsigned no, const std::string &kw, const std::vector<Token> &tokens,
                  Settings &target);
     bool global(unsigned no, const std::string &kw, const std::vector<Token> &tokens);
+    bool other(unsigned no, const std::string &kw);
     void unknown(unsigned no, const std::string &kw);
     std::optional<std::string> value(unsigned no, const std::string &kw,
                                      const std::vector<Token> &tokens, bool restOfLine);
@@ -131,7 +140,7 @@ void Parser::run(std::string_view text) {
         ++no;
         pos = end + 1;
         if (!detail::tokenize(l, tokens)) {
-            error(no, "unterminated quoted string; line ignored");
+            warn(no, "unterminated quoted string; line ignored");
             continue;
         }
         if (!tokens.empty())
@@ -140,11 +149,12 @@ void Parser::run(std::string_view text) {
             break;
     }
     if (pendingOpen_) {
-        error(pendingOpen_->line, "expected '{' after '" + pendingOpen_->name + "'");
+        warn(pendingOpen_->line, "expected '{' after '" + pendingOpen_->name + "'");
         pendingOpen_.reset();
     }
+    // multipath-tools applies what an unclosed section holds; so do we.
     while (!stack_.empty()) {
-        error(stack_.back().line, "section '" + stack_.back().name + "' is not closed");
+        warn(stack_.back().line, "section '" + stack_.back().name + "' is not closed");
         close();
     }
 }
@@ -204,7 +214,7 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
             open(f.ctx, f.line, f.name);
             return i + 1;
         }
-        error(f.line, "expected '{' after '" + f.name + "'");
+        warn(f.line, "expected '{' after '" + f.name + "'");
         // Go on with this line on its own.
     }
 
@@ -218,13 +228,13 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
     }
     if (tokens[i].is("}")) {
         if (stack_.empty())
-            error(no, "unmatched '}'");
+            warn(no, "unmatched '}'");
         else
             close();
         return i + 1;
     }
     if (tokens[i].is("{")) {
-        error(no, "unexpected '{'");
+        warn(no, "unexpected '{'");
         stack_.push_back({Ctx::Skip, no, "{"});
         return i + 1;
     }
@@ -237,7 +247,7 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
             return n;
         }
         if (!tokens[i + 1].is("{")) {
-            error(no, "expected '{' after '" + kw + "'");
+            warn(no, "expected '{' after '" + kw + "'");
             return n;
         }
         open(child, no, kw);
@@ -297,24 +307,25 @@ void Parser::close() {
     Frame f = stack_.back();
     switch (f.ctx) {
     case Ctx::Device:
+        // multipath-tools drops such entries too (factorize_hwtable).
         if (!deviceOk_)
-            error(f.line, "device entry with an invalid vendor, product or revision; ignored");
+            warn(f.line, "device entry with an invalid vendor, product or revision; ignored");
         else if (device_.vendor.empty() || device_.product.empty())
-            error(f.line, "device entry without vendor and product; ignored");
+            warn(f.line, "device entry missing vendor or product parameter; ignored");
         else
             config_.devices.push_back(device_);
         break;
     case Ctx::Multipath:
         if (multipath_.wwid.empty())
-            error(f.line, "multipath entry without wwid; ignored");
+            warn(f.line, "multipath entry without wwid; ignored");
         else if (multipathOk_)
             config_.multipaths.push_back(multipath_);
         break;
     case Ctx::BlacklistDevice:
         if (!blacklistDeviceOk_)
-            error(f.line, "blacklist device entry with an invalid vendor or product; ignored");
-        else if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
-            error(f.line, "blacklist device entry without vendor or product; ignored");
+            break; // the pattern's error said it
+        if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
+            warn(f.line, "blacklist device entry without vendor or product; ignored");
         else
             currentBlacklist().devices.push_back(blacklistDevice_);
         break;
@@ -327,7 +338,7 @@ void Parser::close() {
 std::optional<std::string> Parser::value(unsigned no, const std::string &kw,
                                          const std::vector<Token> &tokens, bool restOfLine) {
     if (tokens.size() < 2) {
-        error(no, "missing value for " + kw);
+        warn(no, "missing value for " + kw);
         return std::nullopt;
     }
     if (!restOfLine) {
@@ -346,9 +357,10 @@ std::optional<std::string> Parser::value(unsigned no, const std::string &kw,
 
 bool Parser::setting(unsigned no, const std::string &kw, const std::vector<Token> &tokens,
                      Settings &target) {
+    const std::string_view name = detail::canonicalKeyword(kw);
     bool found = false;
     detail::forEachSetting([&](const auto &k) {
-        if (found || k.name != kw)
+        if (found || k.name != name)
             return;
         found = true;
         if (!(k.sections & sectionBit(ctx()))) {
@@ -362,8 +374,13 @@ bool Parser::setting(unsigned no, const std::string &kw, const std::vector<Token
         typename std::remove_cvref_t<decltype(k)>::Value v{};
         std::string err = detail::parseValue(kw, *text, k.rule, v);
         if (!err.empty()) {
-            error(no, err);
+            warn(no, err);
             return;
+        }
+        if constexpr (std::is_same_v<decltype(v), std::vector<std::string>>) {
+            if (k.name == "features" && hasWord(v, "queue_if_no_path"))
+                warn(no, "option 'features \"1 queue_if_no_path\"' is deprecated, please use "
+                         "'no_path_retry queue' instead");
         }
         target.*k.field = std::move(v);
         target.where[std::string(k.name)] = {file_, no};
@@ -385,25 +402,54 @@ bool Parser::global(unsigned no, const std::string &kw, const std::vector<Token>
         typename std::remove_cvref_t<decltype(k)>::Value v{};
         std::string err = detail::parseValue(kw, *text, k.rule, v);
         if (!err.empty()) {
-            error(no, err);
+            warn(no, err);
             return;
         }
         config_.globals.*k.field = std::move(v);
         config_.globals.where[std::string(k.name)] = {file_, no};
+        if (k.deprecated)
+            warn(no, "\"" + kw + "\" is deprecated and will be disabled in a future release");
     });
     return found;
 }
 
-bool Parser::regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out) {
-    if (text.empty()) {
-        error(no, "invalid value '' for " + kw + "; accepted: a non-empty regular expression");
+// Keywords of the table that set no field. \return false when \a kw is not
+// one of them or its section does not take it.
+bool Parser::other(unsigned no, const std::string &kw) {
+    const detail::OtherKeyword *k = detail::findOtherKeyword(kw);
+    if (!k)
         return false;
+    if (k->disposition != detail::Disposition::Unsupported && !(k->sections & sectionBit(ctx())))
+        return false;
+    switch (k->disposition) {
+    case detail::Disposition::NoEffect:
+        note(no, "keyword '" + kw + "' is accepted; it has no effect here");
+        break;
+    case detail::Disposition::Deprecated:
+        warn(no, "ignoring deprecated option \"" + kw + "\"");
+        break;
+    case detail::Disposition::Unsupported:
+        warn(no, "keyword '" + kw + "' is not supported; ignored");
+        break;
     }
+    return true;
+}
+
+bool Parser::regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out) {
     auto re = Regex::compile(text);
-    if (!re) {
-        error(no, "invalid value '" + text + "' for " + kw +
-                      "; accepted: a POSIX extended regular expression (" + re.error().message +
-                      ")");
+    if (text.empty() || !re) {
+        std::string why = text.empty()
+                              ? "a non-empty regular expression"
+                              : "a POSIX extended regular expression (" + re.error().message + ")";
+        std::string msg = "invalid value '" + text + "' for " + kw + "; accepted: " + why;
+        // multipath-tools refuses a file whose blacklist it cannot compile;
+        // a device entry with a bad pattern it keeps, matching nothing.
+        const bool blacklist = ctx() == Ctx::Blacklist || ctx() == Ctx::BlacklistExceptions ||
+                               ctx() == Ctx::BlacklistDevice;
+        if (blacklist)
+            error(no, msg);
+        else
+            warn(no, msg);
         return false;
     }
     out = std::move(*re);
@@ -435,11 +481,11 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
 
     switch (c) {
     case Ctx::Defaults:
-        if (setting(no, kw, tokens, config_.defaults) || global(no, kw, tokens))
+        if (setting(no, kw, tokens, config_.defaults) || global(no, kw, tokens) || other(no, kw))
             return;
         break;
     case Ctx::Overrides:
-        if (setting(no, kw, tokens, config_.overrides))
+        if (setting(no, kw, tokens, config_.overrides) || other(no, kw))
             return;
         break;
     case Ctx::Device:
@@ -451,7 +497,7 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
             return regexValue(device_.revision, deviceOk_, &device_.settings.where);
         if (kw == "product_blacklist")
             return regexValue(device_.productBlacklist, deviceOk_, &device_.settings.where);
-        if (setting(no, kw, tokens, device_.settings))
+        if (setting(no, kw, tokens, device_.settings) || other(no, kw))
             return;
         break;
     case Ctx::Multipath:
@@ -463,7 +509,7 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
             }
             std::string accepted = detail::wordWithoutSlash(*text);
             if (!accepted.empty()) {
-                error(no, detail::invalidValue(kw, *text, accepted));
+                warn(no, detail::invalidValue(kw, *text, accepted));
                 multipathOk_ = false;
                 return;
             }
@@ -471,7 +517,7 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
             multipath_.settings.where[kw] = {file_, no};
             return;
         }
-        if (setting(no, kw, tokens, multipath_.settings))
+        if (setting(no, kw, tokens, multipath_.settings) || other(no, kw))
             return;
         break;
     case Ctx::Blacklist:
@@ -504,22 +550,38 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
 
 // Says why \a kw, which no rule of its section took, is ignored.
 void Parser::unknown(unsigned no, const std::string &kw) {
+    const std::string_view name = detail::canonicalKeyword(kw);
     bool known = false;
     bool global = false;
-    detail::forEachSetting([&](const auto &k) { known |= k.name == kw; });
-    detail::forEachGlobal([&](const auto &k) { global |= k.name == kw; });
+    detail::forEachSetting([&](const auto &k) { known |= k.name == name; });
+    detail::forEachGlobal([&](const auto &k) { global |= k.name == name; });
+    const detail::OtherKeyword *other = detail::findOtherKeyword(kw);
     if (kw == "dm_target" && !ownFile_)
         warn(no, "unknown keyword 'dm_target' (only mpathd.conf accepts it); ignored");
     else if (global)
         warn(no, "keyword '" + kw + "' is only valid in section defaults; ignored");
-    else if (known)
+    else if (known || (other && other->disposition != detail::Disposition::Unsupported))
         warn(no, "keyword '" + kw + "' is not valid in section " + std::string(sectionName(ctx())) +
                      "; ignored");
-    else if (detail::isUnsupported(kw))
+    else if (other)
         warn(no, "keyword '" + kw + "' is not supported; ignored");
     else
         warn(no, "unknown keyword '" + kw + "' in section " + std::string(sectionName(ctx())) +
                      "; ignored");
+}
+
+// features "queue_if_no_path" next to a no_path_retry that is not queue in
+// the same section: multipath-tools drops the word and says so.
+void checkQueueIfNoPath(const Settings &s, std::vector<Diagnostic> &diagnostics) {
+    if (!s.features || !hasWord(*s.features, "queue_if_no_path") || !s.noPathRetry ||
+        s.noPathRetry->kind == NoPathRetry::Kind::Queue)
+        return;
+    auto where = s.where.find("features");
+    SourceLocation at = where == s.where.end() ? SourceLocation{} : where->second;
+    diagnostics.push_back({at.file, at.line, Diagnostic::Severity::Warning,
+                           "ignoring feature 'queue_if_no_path' because no_path_retry is set "
+                           "to '" +
+                               toString(*s.noPathRetry) + "'"});
 }
 
 } // namespace
@@ -539,6 +601,13 @@ ConfigResult parseString(std::string_view text, const std::string &fileName, boo
 }
 
 void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics) {
+    checkQueueIfNoPath(config.defaults, diagnostics);
+    checkQueueIfNoPath(config.overrides, diagnostics);
+    for (const auto &d : config.devices)
+        checkQueueIfNoPath(d.settings, diagnostics);
+    for (const auto &m : config.multipaths)
+        checkQueueIfNoPath(m.settings, diagnostics);
+
     // Two maps cannot share a name. The first entry keeps it, as the
     // resolver would give it to both otherwise.
     for (size_t i = 0; i < config.multipaths.size(); ++i) {
@@ -549,7 +618,7 @@ void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics
             const MultipathEntry &first = config.multipaths[j];
             if (first.alias == later.alias && first.wwid != later.wwid) {
                 diagnostics.push_back(
-                    {later.where.file, later.where.line, Diagnostic::Severity::Error,
+                    {later.where.file, later.where.line, Diagnostic::Severity::Warning,
                      "alias '" + later.alias + "' is already used for wwid " + first.wwid + " at " +
                          first.where.file + ":" + std::to_string(first.where.line)});
                 break;

@@ -2,6 +2,8 @@
 
 #include "config/keyword_table.h"
 
+#include <algorithm>
+
 namespace mpath::config {
 
 namespace {
@@ -54,6 +56,19 @@ void resolveKeyword(const K &k, const std::vector<Layer> &layers, EffectiveSetti
     r = {k.builtin, Origin::Builtin, {}};
 }
 
+// features "queue_if_no_path" is how old configurations asked for
+// queueing: it stands for no_path_retry queue when nothing sets
+// no_path_retry, and leaves the features either way (multipath-tools'
+// reconcile_features_with_options).
+void translateQueueIfNoPath(EffectiveSettings &e) {
+    auto &words = e.features.value;
+    if (std::find(words.begin(), words.end(), "queue_if_no_path") == words.end())
+        return;
+    words.erase(std::remove(words.begin(), words.end(), "queue_if_no_path"), words.end());
+    if (e.noPathRetry.origin == Origin::Builtin)
+        e.noPathRetry = {NoPathRetry::queue(), e.features.origin, e.features.where};
+}
+
 // True when an entry before \a mp gives its alias to another WWID: the
 // first one keeps the name (checkConsistency() reports it).
 bool aliasTakenBefore(const std::vector<MultipathEntry> &all, const MultipathEntry &mp) {
@@ -103,6 +118,7 @@ EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
     const std::vector<Layer> layers = layersFor(config, device, table);
     EffectiveSettings e;
     detail::forEachSetting([&](const auto &k) { resolveKeyword(k, layers, e); });
+    translateQueueIfNoPath(e);
     resolveAlias(config, device.wwid, e);
     return e;
 }

@@ -156,11 +156,44 @@ TEST_F(Mpathctl, PlanFailsOnAnUnreadableConfig) {
 }
 
 TEST_F(Mpathctl, ConfigCheckPrintsFileLineDiagnosticsAndExitsOneOnErrors) {
-    std::string conf = write("multipath.conf", "defaults {\n failback sometimes\n}\n");
+    // A blacklist pattern that does not compile makes multipath-tools
+    // refuse the file: an error.
+    std::string conf = write("multipath.conf", "blacklist {\n devnode \"^(sd\"\n}\n");
     Outcome o = run("config check " + conf);
     EXPECT_EQ(o.exit, 1);
-    EXPECT_NE(o.out.find(conf + ":2: error:"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("1 error"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: error: invalid value '^(sd' for devnode"), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("1 error, 0 warnings"), std::string::npos) << o.out;
+}
+
+TEST_F(Mpathctl, ConfigCheckExitsZeroForWhatMultipathToolsIgnoresAndRunsWith) {
+    // An invalid value, a device entry without product and an unclosed
+    // section: multipath-tools reports each and runs with the rest.
+    std::string conf = write("multipath.conf", "defaults {\n failback sometimes\n}\n"
+                                               "devices {\n device {\n vendor ACME\n }\n}\n"
+                                               "multipaths {\n");
+    Outcome o = run("config check " + conf);
+    EXPECT_EQ(o.exit, 0) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: warning: invalid value 'sometimes' for failback"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find(conf + ":5: warning: device entry missing vendor or product parameter"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find(conf + ":9: warning: section 'multipaths' is not closed"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("0 errors, 3 warnings"), std::string::npos) << o.out;
+}
+
+TEST_F(Mpathctl, ConfigCheckNotesKeywordsWithoutEffectWithoutCountingThem) {
+    std::string conf = write("multipath.conf", "defaults {\n max_fds 8192\n}\n");
+    Outcome o = run("config check " + conf);
+    EXPECT_EQ(o.exit, 0) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: note: keyword 'max_fds' is accepted; it has no effect here"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("0 errors, 0 warnings, 1 note"), std::string::npos) << o.out;
 }
 
 TEST_F(Mpathctl, ConfigCheckAcceptsAValidFile) {

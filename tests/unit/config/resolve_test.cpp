@@ -221,7 +221,32 @@ TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:6: alias 'db' is already used "
                                            "for wwid 36001 at /etc/multipath.conf:2");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
     EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}
+
+TEST(ConfigResolve, QueueIfNoPathStandsForNoPathRetryQueueOnlyWhenUnset) {
+    // As multipath-tools: the word leaves the features, and queues only
+    // when no layer sets no_path_retry.
+    ConfigResult r = config::parseString("defaults {\n features \"1 queue_if_no_path\"\n}\n",
+                                         "/etc/multipath.conf");
+    EffectiveSettings e = r.config.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
+    EXPECT_EQ(e.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_TRUE(e.features.value.empty());
+
+    ConfigResult set = config::parseString(
+        "defaults {\n features \"2 queue_if_no_path pg_init_retries\"\n}\n"
+        "devices {\n device {\n vendor ACME\n product Rocket\n no_path_retry 5\n }\n}\n");
+    EffectiveSettings s = set.config.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(s.noPathRetry.value, NoPathRetry::times(5));
+    EXPECT_EQ(s.features.value, std::vector<std::string>{"pg_init_retries"});
+
+    ConfigResult fail = config::parseString(
+        "overrides {\n no_path_retry fail\n features \"1 queue_if_no_path\"\n}\n");
+    EXPECT_EQ(fail.config.effective("ACME", "Rocket", "1", "3600").noPathRetry.value,
+              NoPathRetry::fail());
+    EXPECT_EQ(fail.config.effective("ACME", "Rocket", "1", "3600").noPathRetry.origin,
+              Origin::Overrides);
 }

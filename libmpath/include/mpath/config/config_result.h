@@ -13,8 +13,8 @@ struct ConfigResult {
     Config config;
     std::vector<Diagnostic> diagnostics;
 
-    /// True when at least one diagnostic is an error (the caller decides
-    /// whether to refuse the configuration).
+    /// True when at least one diagnostic is an error: multipath-tools
+    /// would refuse this configuration (the caller decides whether to).
     bool hasErrors() const;
 };
 

@@ -8,9 +8,15 @@
 
 namespace mpath::config {
 
-/// A problem found while reading configuration.
+/// A problem, or a remark, about a line of configuration.
+///
+/// The severities follow what multipath-tools does with the same text: an
+/// Error is what makes it refuse the file (an invalid blacklist pattern,
+/// a file that cannot be read), a Warning what it reports and then ignores
+/// (the line, the value or the entry), an Info a remark that asks for no
+/// change (a keyword accepted that has no effect here).
 struct Diagnostic {
-    enum class Severity { Warning, Error };
+    enum class Severity { Warning, Error, Info };
 
     std::string file;
     unsigned line{0}; ///< 0 when the problem is about the whole file
@@ -23,12 +29,13 @@ struct Diagnostic {
     bool operator==(const Diagnostic &) const = default;
 };
 
-inline constexpr std::array<EnumName<Diagnostic::Severity>, 2> kSeverityNames{{
+inline constexpr std::array<EnumName<Diagnostic::Severity>, 3> kSeverityNames{{
     {Diagnostic::Severity::Warning, "warning"},
     {Diagnostic::Severity::Error, "error"},
+    {Diagnostic::Severity::Info, "note"},
 }};
 
-/// "warning" or "error".
+/// "warning", "error" or "note".
 constexpr std::string_view toString(Diagnostic::Severity v) {
     return nameOf(kSeverityNames, v);
 }

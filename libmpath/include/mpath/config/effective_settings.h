@@ -39,7 +39,6 @@ struct EffectiveSettings {
     Resolved<bool> userFriendlyNames;
     Resolved<std::string> aliasPrefix;
     Resolved<std::string> uidAttribute;
-    Resolved<std::string> getuid; ///< "" when none
     Resolved<OffOrNumber> fastIoFailTmo;
     Resolved<DevLossTmo> devLossTmo;
     Resolved<bool> retainAttachedHwHandler;

@@ -30,6 +30,8 @@ struct DeviceIdentity {
 ///   4. defaults {};
 ///   5. the built-in default.
 ///
+/// A features "queue_if_no_path" word becomes no_path_retry queue when no
+/// layer sets no_path_retry, and is dropped from the features either way.
 /// The alias is the one of the first multipaths {} entry that names it.
 EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
                           const Hwtable &table = Hwtable::builtin());

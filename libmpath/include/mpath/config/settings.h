@@ -35,7 +35,6 @@ struct Settings {
     std::optional<bool> userFriendlyNames;                ///< user_friendly_names
     std::optional<std::string> aliasPrefix;               ///< alias_prefix
     std::optional<std::string> uidAttribute;              ///< uid_attribute (udev property)
-    std::optional<std::string> getuid;                    ///< getuid_callout (deprecated)
     std::optional<OffOrNumber> fastIoFailTmo;             ///< fast_io_fail_tmo
     std::optional<DevLossTmo> devLossTmo;                 ///< dev_loss_tmo
     std::optional<bool> retainAttachedHwHandler;          ///< retain_attached_hw_handler
