@@ -6,7 +6,7 @@
 // is read and checked (range, validator, words), and whether it has an
 // effect here. The parser, the resolver, the writer and the listings all
 // walk it, so a keyword added here is read, checked, resolved, written
-// and listed.
+// and listed; docs/configuration.md describes the same table for people.
 
 #include "mpath/config/config.h"
 #include "mpath/enum_names.h"
@@ -174,7 +174,7 @@ inline const auto &settingKeywords() {
             .unsetUnlessSet(),
         setting("features", InAll, &S::features, &E::features, std::vector<std::string>{})
             .restOfLine(),
-        setting("hardware_handler", NotInMultipath, &S::hardwareHandler, &E::hardwareHandler,
+        setting("hardware_handler", InDevice, &S::hardwareHandler, &E::hardwareHandler,
                 HardwareHandler{})
             .restOfLine(),
         setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform).noEffect(),
@@ -183,8 +183,7 @@ inline const auto &settingKeywords() {
         setting("user_friendly_names", InAll, &S::userFriendlyNames, &E::userFriendlyNames, false),
         setting("alias_prefix", NotInMultipath, &S::aliasPrefix, &E::aliasPrefix, "mpath")
             .validate(wordWithoutSlash),
-        setting("uid_attribute", InDefaults | InDevice, &S::uidAttribute, &E::uidAttribute,
-                "ID_SERIAL")
+        setting("uid_attribute", NotInMultipath, &S::uidAttribute, &E::uidAttribute, "ID_SERIAL")
             .validate(word),
         setting("fast_io_fail_tmo", NotInMultipath, &S::fastIoFailTmo, &E::fastIoFailTmo,
                 OffOrNumber::number(5))

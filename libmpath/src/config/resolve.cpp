@@ -12,6 +12,7 @@ namespace {
 struct Layer {
     const Settings *settings;
     Origin origin;
+    unsigned section;     ///< the keyword table's bit for the layer's section
     SourceLocation entry; ///< the entry's line, when a keyword has none
 
     SourceLocation where(std::string_view keyword) const {
@@ -20,40 +21,66 @@ struct Layer {
         auto it = settings->where.find(keyword);
         return it == settings->where.end() ? entry : it->second;
     }
+    bool isDevice() const { return origin == Origin::Devices || origin == Origin::Hwtable; }
 };
 
-// The layers that count for \a device, the one that wins first.
+// The layers that count for \a device, most specific first.
 std::vector<Layer> layersFor(const Config &config, const DeviceIdentity &device,
                              const Hwtable &table) {
     std::vector<Layer> layers;
-    layers.push_back({&config.overrides, Origin::Overrides, {}});
     if (!device.wwid.empty())
         for (auto it = config.multipaths.rbegin(); it != config.multipaths.rend(); ++it)
             if (it->wwid == device.wwid)
-                layers.push_back({&it->settings, Origin::Multipaths, it->where});
+                layers.push_back(
+                    {&it->settings, Origin::Multipaths, detail::InMultipath, it->where});
+    layers.push_back({&config.overrides, Origin::Overrides, detail::InOverrides, {}});
     for (auto it = config.devices.rbegin(); it != config.devices.rend(); ++it)
         if (it->matches(device.vendor, device.product, device.revision))
-            layers.push_back({&it->settings, Origin::Devices, it->where});
+            layers.push_back({&it->settings, Origin::Devices, detail::InDevice, it->where});
     const auto &builtin = table.entries();
     for (auto it = builtin.rbegin(); it != builtin.rend(); ++it)
         if (it->matches(device.vendor, device.product, device.revision))
-            layers.push_back({&it->settings, Origin::Hwtable, {}});
-    layers.push_back({&config.defaults, Origin::Defaults, {}});
+            layers.push_back({&it->settings, Origin::Hwtable, detail::InDevice, {}});
+    layers.push_back({&config.defaults, Origin::Defaults, detail::InDefaults, {}});
     return layers;
 }
 
-// The first layer that sets \a k decides it.
+// The first layer whose section takes \a k and that sets it decides it.
+// \return the index of that layer, -1 for the built-in default
 template <typename K>
-void resolveKeyword(const K &k, const std::vector<Layer> &layers, EffectiveSettings &e) {
+int resolveKeyword(const K &k, const std::vector<Layer> &layers, EffectiveSettings &e) {
     auto &r = e.*k.effective;
-    for (const Layer &l : layers) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const Layer &l = layers[i];
         const auto &v = l.settings->*k.field;
-        if (!v)
+        if (!(k.sections & l.section) || !v)
             continue;
         r = {*v, l.origin, l.where(k.name)};
-        return;
+        return static_cast<int>(i);
     }
     r = {k.builtin, Origin::Builtin, {}};
+    return -1;
+}
+
+// multipath-tools takes prio_args from the layer that gave prio; among the
+// device entries, from the first one that sets it, whichever gave prio.
+void resolvePrioArgs(int prioLayer, const std::vector<Layer> &layers, EffectiveSettings &e) {
+    if (prioLayer < 0) {
+        e.prioArgs = {"", Origin::Builtin, {}};
+        return;
+    }
+    const Layer &given = layers[static_cast<size_t>(prioLayer)];
+    if (given.isDevice()) {
+        for (const Layer &l : layers)
+            if (l.isDevice() && l.settings->prioArgs) {
+                e.prioArgs = {*l.settings->prioArgs, l.origin, l.where("prio_args")};
+                return;
+            }
+    } else if (given.settings->prioArgs) {
+        e.prioArgs = {*given.settings->prioArgs, given.origin, given.where("prio_args")};
+        return;
+    }
+    e.prioArgs = {"", e.prio.origin, e.prio.where};
 }
 
 // features "queue_if_no_path" is how old configurations asked for
@@ -117,7 +144,14 @@ EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
                           const Hwtable &table) {
     const std::vector<Layer> layers = layersFor(config, device, table);
     EffectiveSettings e;
-    detail::forEachSetting([&](const auto &k) { resolveKeyword(k, layers, e); });
+    int prioLayer = -1;
+    detail::forEachSetting([&](const auto &k) {
+        if (k.name == "prio_args")
+            return resolvePrioArgs(prioLayer, layers, e);
+        int layer = resolveKeyword(k, layers, e);
+        if (k.name == "prio")
+            prioLayer = layer;
+    });
     translateQueueIfNoPath(e);
     resolveAlias(config, device.wwid, e);
     return e;
@@ -135,10 +169,19 @@ EffectiveGlobals resolveGlobals(const Config &config) {
         g.*k.effective = {*v, Origin::Defaults,
                           line == config.globals.where.end() ? SourceLocation{} : line->second};
     });
-    // multipath-tools: max_polling_interval defaults to 4 * polling_interval.
-    if (!config.globals.maxPollingInterval && config.globals.pollingInterval) {
+    // multipath-tools fills in whichever of polling_interval and
+    // max_polling_interval is missing from the other, and keeps polling
+    // at or below the maximum.
+    const auto &polling = config.globals.pollingInterval;
+    const auto &max = config.globals.maxPollingInterval;
+    if (polling && !max) {
         g.maxPollingInterval = g.pollingInterval;
-        g.maxPollingInterval.value = 4 * *config.globals.pollingInterval;
+        g.maxPollingInterval.value = 4 * *polling;
+    } else if (!polling && max) {
+        g.pollingInterval = g.maxPollingInterval;
+        g.pollingInterval.value = *max >= 4 ? *max / 4 : 1;
+    } else if (polling && max && *polling > *max) {
+        g.pollingInterval = g.maxPollingInterval;
     }
     return g;
 }

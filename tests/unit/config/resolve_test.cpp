@@ -57,11 +57,16 @@ TEST(ConfigResolve, UsesBuiltinDefaultsWithoutConfiguration) {
     EXPECT_EQ(e.alias.value, "");
 }
 
-TEST(ConfigResolve, OverridesBeatMultipathsBeatDevicesBeatDefaults) {
+TEST(ConfigResolve, MultipathsBeatOverridesBeatDevicesBeatDefaults) {
     Config c = parsed(kLayered);
     EffectiveSettings e = c.effective("ACME", "Rocket", "1", "3600");
-    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
-    EXPECT_EQ(e.noPathRetry.origin, Origin::Overrides);
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(20));
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Multipaths);
+    EXPECT_EQ(e.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 18}));
+    EffectiveSettings other = c.effective("ACME", "Rocket", "1", "3700");
+    EXPECT_EQ(other.noPathRetry.value, NoPathRetry::queue());
+    EXPECT_EQ(other.noPathRetry.origin, Origin::Overrides);
+    EXPECT_EQ(other.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 22}));
     EXPECT_EQ(e.rrMinIoRq.value, 4u);
     EXPECT_EQ(e.rrMinIoRq.origin, Origin::Devices);
     EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 11}));
@@ -178,8 +183,8 @@ TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
         return nullptr;
     };
     ASSERT_NE(find("no_path_retry"), nullptr);
-    EXPECT_EQ(find("no_path_retry")->value, "queue");
-    EXPECT_EQ(find("no_path_retry")->origin, Origin::Overrides);
+    EXPECT_EQ(find("no_path_retry")->value, "20");
+    EXPECT_EQ(find("no_path_retry")->origin, Origin::Multipaths);
     ASSERT_NE(find("path_selector"), nullptr);
     EXPECT_EQ(find("path_selector")->value, "service-time 0");
     ASSERT_NE(find("features"), nullptr);
@@ -224,6 +229,22 @@ TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
     EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
     EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}
+
+TEST(ConfigResolve, PollingIntervalsFillEachOtherInAsMultipathToolsDoes) {
+    auto globals = [](const std::string &lines) {
+        return parsed("defaults {\n" + lines + "}\n").effectiveGlobals();
+    };
+    EffectiveGlobals onlyMax = globals(" max_polling_interval 12\n");
+    EXPECT_EQ(onlyMax.pollingInterval.value, 3u);
+    EXPECT_EQ(onlyMax.pollingInterval.where, (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_EQ(globals(" max_polling_interval 2\n").pollingInterval.value, 1u);
+    EffectiveGlobals both = globals(" polling_interval 30\n max_polling_interval 10\n");
+    EXPECT_EQ(both.pollingInterval.value, 10u) << "never above the maximum";
+    EXPECT_EQ(both.maxPollingInterval.value, 10u);
+    EffectiveGlobals ordered = globals(" polling_interval 5\n max_polling_interval 30\n");
+    EXPECT_EQ(ordered.pollingInterval.value, 5u);
+    EXPECT_EQ(ordered.maxPollingInterval.value, 30u);
 }
 
 TEST(ConfigResolve, QueueIfNoPathStandsForNoPathRetryQueueOnlyWhenUnset) {

@@ -108,10 +108,10 @@ TEST(ConfigWriter, RewriteKeepsAwkwardValues) {
     ConfigResult first = config::parseString(
         "defaults {\n prio_args \"a  \"\"b\"\" #c\"\n"
         " failback 15\n no_path_retry queue\n dev_loss_tmo infinity\n fast_io_fail_tmo off\n"
-        " hardware_handler \"2 alua x\"\n path_selector \"historical-service-time 1 5\"\n}\n"
+        " path_selector \"historical-service-time 1 5\"\n}\n"
         "blacklist {\n devnode \"!^(sd|nvme)\"\n device {\n product \"[{]x[}]\"\n }\n}\n"
         "devices {\n device {\n vendor \"A B\"\n product .*\n product_blacklist LUNZ\n"
-        " features 0\n }\n}\n",
+        " features 0\n hardware_handler \"2 alua x\"\n }\n}\n",
         "x", true);
     ASSERT_TRUE(first.diagnostics.empty()) << first.diagnostics[0].toString();
     ConfigResult second = config::parseString(config::write(first.config), "y", true);

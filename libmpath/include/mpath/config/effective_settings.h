@@ -20,8 +20,10 @@ struct EffectiveEntry {
 };
 
 /// Every per-map/per-path setting for one path (and the WWID of its map),
-/// after precedence: overrides > multipaths > devices (file entries over
-/// the built-in table entry) > defaults > built-in defaults (resolve()).
+/// after multipath-tools' precedence, keyword by keyword: multipaths >
+/// overrides > devices (file entries, newest first, then the built-in
+/// table) > defaults > built-in defaults, each layer counting only when
+/// its section accepts the keyword (docs/configuration.md).
 struct EffectiveSettings {
     Resolved<std::string> alias; ///< from multipaths {}, "" when none
     Resolved<GroupingPolicy> pathGroupingPolicy;

@@ -13,7 +13,8 @@
 // entries), multipaths (multipath {} entries), overrides. Values may be
 // double-quoted ("" inside quotes is a literal quote); '#' and '!' start a
 // comment outside quotes. features, path_selector, prio_args and
-// hardware_handler take the rest of the line.
+// hardware_handler take the rest of the line. The keywords, their sections
+// and their values are those of docs/configuration.md.
 //
 // Never fails as a whole, and keeps what multipath-tools keeps: what it
 // reports and ignores (an unknown keyword, an invalid value, a device

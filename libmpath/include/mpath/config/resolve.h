@@ -7,7 +7,8 @@
 
 #include <string_view>
 
-// How a path's settings are decided from the layers of the configuration.
+// How a path's settings are decided: multipath-tools' precedence, keyword
+// by keyword, written down in docs/configuration.md.
 
 namespace mpath::config {
 
@@ -21,23 +22,25 @@ struct DeviceIdentity {
 };
 
 /// The effective settings of a path. For each keyword the first layer that
-/// sets it wins:
+/// sets it wins, among the layers whose section accepts it:
 ///
-///   1. overrides {};
-///   2. the multipaths {} entries for the WWID, the last one first;
+///   1. the multipaths {} entries for the WWID, the last one first;
+///   2. overrides {};
 ///   3. the devices {} entries matching the path, the newest first, then
 ///      the entries of \a table, the last one first;
 ///   4. defaults {};
 ///   5. the built-in default.
 ///
-/// A features "queue_if_no_path" word becomes no_path_retry queue when no
-/// layer sets no_path_retry, and is dropped from the features either way.
-/// The alias is the one of the first multipaths {} entry that names it.
+/// prio_args comes from the layer that gave prio (within the devices
+/// layer, from the first entry that sets prio_args). A features
+/// "queue_if_no_path" word becomes no_path_retry queue when no layer sets
+/// no_path_retry, and is dropped from the features either way. The alias
+/// is the one of the first multipaths {} entry that names it.
 EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
                           const Hwtable &table = Hwtable::builtin());
 
 /// The daemon-wide settings: defaults {} over the built-in defaults;
-/// max_polling_interval defaults to 4 * polling_interval.
+/// max_polling_interval follows polling_interval as in multipath-tools.
 EffectiveGlobals resolveGlobals(const Config &config);
 
 /// The built-in default of every per-map/per-path keyword, each with
