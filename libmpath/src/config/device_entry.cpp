@@ -8,4 +8,10 @@ bool DeviceEntry::matches(std::string_view vendorText, std::string_view productT
            revision.matches(revisionText);
 }
 
+bool DeviceEntry::sameDevice(const DeviceEntry &other) const {
+    return vendor.pattern() == other.vendor.pattern() &&
+           product.pattern() == other.product.pattern() &&
+           revision.pattern() == other.revision.pattern();
+}
+
 } // namespace mpath::config

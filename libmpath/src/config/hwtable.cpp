@@ -2,6 +2,8 @@
 
 #include "config/keyword_table.h"
 
+#include <algorithm>
+
 namespace mpath::config {
 
 void mergeSettings(Settings &base, const Settings &over) {
@@ -15,6 +17,27 @@ void mergeSettings(Settings &base, const Settings &over) {
         else if (auto old = base.where.find(k.name); old != base.where.end())
             base.where.erase(old);
     });
+}
+
+std::vector<DeviceEntry> Hwtable::mergedWith(const std::vector<DeviceEntry> &entries) const {
+    std::vector<DeviceEntry> out = entries_;
+    for (const DeviceEntry &e : entries) {
+        DeviceEntry merged = e;
+        auto same = std::find_if(out.begin(), out.end(),
+                                 [&](const DeviceEntry &o) { return o.sameDevice(e); });
+        if (same != out.end()) {
+            Settings settings = same->settings;
+            mergeSettings(settings, e.settings);
+            for (const auto &[keyword, line] : e.settings.where)
+                settings.where.insert_or_assign(keyword, line);
+            merged.settings = std::move(settings);
+            if (merged.productBlacklist.empty())
+                merged.productBlacklist = same->productBlacklist;
+            out.erase(same);
+        }
+        out.push_back(std::move(merged));
+    }
+    return out;
 }
 
 std::vector<const DeviceEntry *> Hwtable::matching(std::string_view vendor,

@@ -157,6 +157,30 @@ EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
     return e;
 }
 
+Config mergedConfig(const Config &config, const Hwtable &table) {
+    Config out = config;
+    const EffectiveGlobals g = resolveGlobals(config);
+    detail::forEachGlobal([&](const auto &k) {
+        if (k.name == "dm_target" && !config.ownFile)
+            return; // a multipath.conf cannot name it
+        const auto &r = g.*k.effective;
+        out.globals.*k.field = r.value;
+        if (!r.where.empty())
+            out.globals.where[std::string(k.name)] = r.where;
+    });
+    // The defaults layer as written (features included: how its words
+    // combine with no_path_retry depends on the layers above), every
+    // keyword it leaves unset at its built-in value.
+    detail::forEachSetting([&](const auto &k) {
+        if (!(k.sections & detail::InDefaults) || (k.unsetByDefault && !(config.defaults.*k.field)))
+            return;
+        if (!(config.defaults.*k.field))
+            out.defaults.*k.field = k.builtin;
+    });
+    out.devices = table.mergedWith(config.devices);
+    return out;
+}
+
 EffectiveGlobals resolveGlobals(const Config &config) {
     EffectiveGlobals g = builtinGlobals();
     if (config.ownFile)

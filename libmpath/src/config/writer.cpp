@@ -91,6 +91,24 @@ private:
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> settingValues(const Settings &settings) {
+    std::vector<std::pair<std::string, std::string>> out;
+    detail::forEachSetting([&](const auto &k) {
+        if (const auto &v = settings.*k.field)
+            out.emplace_back(std::string(k.name), detail::formatValue(*v));
+    });
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> globalValues(const GlobalSettings &globals) {
+    std::vector<std::pair<std::string, std::string>> out;
+    detail::forEachGlobal([&](const auto &k) {
+        if (const auto &v = globals.*k.field)
+            out.emplace_back(std::string(k.name), detail::formatValue(*v));
+    });
+    return out;
+}
+
 std::string quote(const std::string &value) {
     if (!needsQuotes(value))
         return value;

@@ -1,4 +1,5 @@
 #include "mpath/config/parser.h"
+#include "mpath/config/resolve.h"
 #include "mpath/model/path.h"
 
 #include <gtest/gtest.h>
@@ -229,6 +230,23 @@ TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
     EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
     EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}
+
+TEST(ConfigResolve, MergedConfigSetsEveryDefaultButAnUnsetNoPathRetry) {
+    Config c = parsed("defaults {\n polling_interval 10\n prio alua\n}\n");
+    Config merged = config::mergedConfig(c);
+    EXPECT_EQ(merged.globals.pollingInterval, 10u);
+    EXPECT_EQ(merged.globals.maxPollingInterval, 40u);
+    EXPECT_EQ(merged.defaults.prio, "alua");
+    EXPECT_EQ(merged.defaults.pathChecker, "tur");
+    EXPECT_EQ(merged.defaults.features, std::vector<std::string>{});
+    EXPECT_FALSE(merged.defaults.noPathRetry) << "unset has no value to write";
+    EXPECT_FALSE(merged.defaults.hardwareHandler) << "defaults {} does not take it";
+    EXPECT_FALSE(merged.globals.dmTarget) << "multipath.conf cannot name it";
+    EXPECT_EQ(merged.devices.size(), Hwtable::builtin().entries().size());
+
+    Config set = parsed("defaults {\n no_path_retry queue\n}\n");
+    EXPECT_EQ(config::mergedConfig(set).defaults.noPathRetry, NoPathRetry::queue());
 }
 
 TEST(ConfigResolve, PollingIntervalsFillEachOtherInAsMultipathToolsDoes) {

@@ -22,6 +22,10 @@ struct DeviceEntry {
     bool matches(std::string_view vendorText, std::string_view productText,
                  std::string_view revisionText) const;
 
+    /// True when \a other is written with the same vendor, product and
+    /// revision patterns: multipath-tools merges such entries into one.
+    bool sameDevice(const DeviceEntry &other) const;
+
     bool operator==(const DeviceEntry &) const = default;
 };
 

@@ -31,6 +31,15 @@ public:
     Settings merged(std::string_view vendor, std::string_view product,
                     std::string_view revision) const;
 
+    /// The devices section multipath-tools builds from this table and the
+    /// entries of configuration files: this table's entries, then
+    /// \a entries in order. An entry written with the same vendor, product
+    /// and revision as an earlier one (DeviceEntry::sameDevice()) takes
+    /// that one's place at its own position, keeping the earlier entry's
+    /// settings it does not set itself. Resolving against the result
+    /// gives what resolving against this table and \a entries gives.
+    std::vector<DeviceEntry> mergedWith(const std::vector<DeviceEntry> &entries) const;
+
 private:
     std::vector<DeviceEntry> entries_;
 };

@@ -13,7 +13,8 @@
 namespace mpath::config {
 
 /// The inquiry strings and the WWID of a path: what the resolver matches
-/// device and multipaths entries against.
+/// device and multipaths entries against. It views strings its caller
+/// keeps for the time of the call.
 struct DeviceIdentity {
     std::string_view vendor;
     std::string_view product;
@@ -42,6 +43,15 @@ EffectiveSettings resolve(const Config &config, const DeviceIdentity &device,
 /// The daemon-wide settings: defaults {} over the built-in defaults;
 /// max_polling_interval follows polling_interval as in multipath-tools.
 EffectiveGlobals resolveGlobals(const Config &config);
+
+/// The whole configuration as it applies, in the shape multipath-tools
+/// shows it (multipath -t): defaults {} with every keyword's effective
+/// value (each keyword defaults {} accepts; no_path_retry only when set,
+/// as it has no default), the devices section built from \a table and
+/// \a config's entries (Hwtable::mergedWith()), and \a config's
+/// blacklists, multipaths and overrides. Written with write(), it reads
+/// back into a configuration that resolves every path the same way.
+Config mergedConfig(const Config &config, const Hwtable &table = Hwtable::builtin());
 
 /// The built-in default of every per-map/per-path keyword, each with
 /// Origin::Builtin.

@@ -21,7 +21,7 @@ enum class Origin {
 inline constexpr std::array<EnumName<Origin>, 6> kOriginNames{{
     {Origin::Builtin, "built-in"},
     {Origin::Defaults, "defaults"},
-    {Origin::Hwtable, "hwtable"},
+    {Origin::Hwtable, "built-in device table"},
     {Origin::Devices, "devices"},
     {Origin::Multipaths, "multipaths"},
     {Origin::Overrides, "overrides"},
