@@ -219,6 +219,12 @@ std::vector<DeviceEntry> buildTable() {
     }
     // Symmetrix / VMAX / PowerMax.
     add(device("EMC", "SYMMETRIX"), multibus(NoPathRetry::times(6)));
+    // Invista / VPLEX; "LUNZ" is the gatekeeper LUN, not storage.
+    {
+        DeviceEntry e = device("EMC", "Invista");
+        e.productBlacklist = *Regex::compile("LUNZ");
+        add(e, multibus(NoPathRetry::times(5)));
+    }
     // XtremIO.
     add(device("XtremIO", "XtremApp"), multibus());
     // PowerStore.
