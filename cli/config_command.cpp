@@ -3,19 +3,324 @@
 #include "arguments.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <mpath/config/loader.h>
 #include <mpath/config/parser.h>
+#include <mpath/config/resolve.h>
+#include <mpath/config/writer.h>
+#include <mpath/policy/blacklist.h>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace mpathctl {
 
+namespace {
+
+namespace config = mpath::config;
+using config::Diagnostic;
+
+/// Reads FILE, or the files the daemon would read when there is none.
+/// \return false when FILE cannot be read (said on stderr)
+bool readConfig(const std::string &command, const std::optional<std::string> &file,
+                config::ConfigResult &result) {
+    if (!file) {
+        result = config::Loader("/").load();
+        return true;
+    }
+    std::ifstream in(*file);
+    if (!in) {
+        std::cerr << "mpathctl config " << command << ": " << *file
+                  << ": cannot read: " << strerror(errno) << "\n";
+        return false;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const bool own = file->size() >= 11 && file->compare(file->size() - 11, 11, "mpathd.conf") == 0;
+    result = config::parseString(text.str(), *file, own);
+    return true;
+}
+
+// Compiler style, so editors can jump to the line.
+std::string describe(const Diagnostic &d) {
+    std::string s = d.file;
+    if (d.line)
+        s += ":" + std::to_string(d.line);
+    return s + ": " + std::string(config::toString(d.severity)) + ": " + d.message;
+}
+
+std::string plural(unsigned n, const char *one, const char *many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+int check(const std::vector<std::string> &words) {
+    Arguments args(words, {}, {"--help"});
+    if (!args.error().empty()) {
+        std::cerr << "mpathctl config check: " << args.error() << "\n" << ConfigCommand::usage();
+        return ExitUsage;
+    }
+    if (args.flag("--help")) {
+        std::cout << ConfigCommand::usage();
+        return ExitOk;
+    }
+    if (args.positional().size() > 1) {
+        std::cerr << "mpathctl config check: one FILE at most, got '" << args.positional()[1]
+                  << "' too\n"
+                  << ConfigCommand::usage();
+        return ExitUsage;
+    }
+    std::optional<std::string> file;
+    if (!args.positional().empty())
+        file = args.positional()[0];
+    config::ConfigResult result;
+    if (!readConfig("check", file, result))
+        return ExitFailure;
+
+    unsigned errors = 0, warnings = 0, notes = 0;
+    for (const auto &d : result.diagnostics) {
+        switch (d.severity) {
+        case Diagnostic::Severity::Error:
+            ++errors;
+            break;
+        case Diagnostic::Severity::Warning:
+            ++warnings;
+            break;
+        case Diagnostic::Severity::Info:
+            ++notes;
+            break;
+        }
+        std::cout << describe(d) << "\n";
+    }
+    std::string files;
+    for (const auto &f : result.config.files)
+        files += (files.empty() ? "" : ", ") + f;
+    std::cout << (files.empty() ? "no configuration file; built-in defaults" : files) << ": "
+              << plural(errors, "error", "errors") << ", "
+              << plural(warnings, "warning", "warnings")
+              << (notes ? ", " + plural(notes, "note", "notes") : std::string()) << "\n";
+    return errors ? ExitFailure : ExitOk;
+}
+
+// ---------------------------------------------------------------------------
+// config show
+// ---------------------------------------------------------------------------
+
+struct ShowOptions {
+    std::optional<std::string> file;
+    std::optional<std::string> vendor, product, revision;
+    std::optional<std::string> wwid;
+    bool json{false};
+    bool help{false};
+};
+
+/// Parses the words of `config show`. \return "" or the usage error.
+std::string parseShow(const std::vector<std::string> &words, ShowOptions &o) {
+    for (size_t i = 0; i < words.size(); ++i) {
+        std::string w = words[i];
+        std::optional<std::string> inlineValue;
+        if (auto eq = w.find('='); eq != std::string::npos && w.rfind("--", 0) == 0) {
+            inlineValue = w.substr(eq + 1);
+            w = w.substr(0, eq);
+        }
+        // The next word, unless it is an option.
+        auto next = [&]() -> std::optional<std::string> {
+            if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
+                return std::nullopt;
+            return words[++i];
+        };
+        auto value = [&]() { return inlineValue ? inlineValue : next(); };
+        if (w == "--help" || w == "-h") {
+            o.help = true;
+        } else if (w == "--json") {
+            o.json = true;
+        } else if (w == "--config") {
+            o.file = value();
+            if (!o.file)
+                return "option --config needs a value (FILE)";
+        } else if (w == "--wwid") {
+            o.wwid = value();
+            if (!o.wwid)
+                return "option --wwid needs a value (WWID)";
+        } else if (w == "--device") {
+            o.vendor = inlineValue ? inlineValue : next();
+            o.product = o.vendor ? next() : std::nullopt;
+            if (!o.vendor || !o.product)
+                return "option --device needs VENDOR and PRODUCT (and optionally REV)";
+            o.revision = next();
+        } else if (w.rfind("-", 0) == 0) {
+            return "unknown option " + w;
+        } else {
+            return "unexpected argument '" + w + "'";
+        }
+        if (inlineValue && (w == "--help" || w == "-h" || w == "--json"))
+            return "option " + w + " takes no value";
+    }
+    return {};
+}
+
+/// Where a value came from: file:line, or the layer's name when no line
+/// applies ("built-in", "built-in device table").
+std::string source(const config::EffectiveEntry &e) {
+    if (!e.where.empty())
+        return e.where.toString();
+    return std::string(config::toString(e.origin));
+}
+
+nlohmann::json sourceJson(const config::EffectiveEntry &e) {
+    nlohmann::json j{{"keyword", e.keyword},
+                     {"value", e.value},
+                     {"origin", std::string(config::toString(e.origin))}};
+    if (!e.where.empty()) {
+        j["file"] = e.where.file;
+        j["line"] = e.where.line;
+    }
+    return j;
+}
+
+nlohmann::json settingsJson(const config::Settings &s) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto &[keyword, value] : config::settingValues(s))
+        j[keyword] = value;
+    return j;
+}
+
+nlohmann::json blacklistJson(const config::Blacklist &b) {
+    auto patterns = [](const std::vector<config::BlacklistPattern> &list) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto &p : list)
+            j.push_back(p.regex.pattern());
+        return j;
+    };
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto &d : b.devices)
+        devices.push_back({{"vendor", d.vendor.pattern()}, {"product", d.product.pattern()}});
+    return {{"devnode", patterns(b.devnodes)},
+            {"wwid", patterns(b.wwids)},
+            {"property", patterns(b.properties)},
+            {"protocol", patterns(b.protocols)},
+            {"device", devices}};
+}
+
+nlohmann::json configJson(const config::Config &c) {
+    nlohmann::json defaults = nlohmann::json::object();
+    for (const auto &[keyword, value] : config::globalValues(c.globals))
+        defaults[keyword] = value;
+    for (const auto &[keyword, value] : config::settingValues(c.defaults))
+        defaults[keyword] = value;
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto &d : c.devices) {
+        nlohmann::json e{{"vendor", d.vendor.pattern()},
+                         {"product", d.product.pattern()},
+                         {"settings", settingsJson(d.settings)}};
+        if (!d.revision.empty())
+            e["revision"] = d.revision.pattern();
+        if (!d.productBlacklist.empty())
+            e["product_blacklist"] = d.productBlacklist.pattern();
+        if (!d.where.empty()) {
+            e["file"] = d.where.file;
+            e["line"] = d.where.line;
+        }
+        devices.push_back(std::move(e));
+    }
+    nlohmann::json multipaths = nlohmann::json::array();
+    for (const auto &m : c.multipaths) {
+        nlohmann::json e{{"wwid", m.wwid}, {"settings", settingsJson(m.settings)}};
+        if (!m.alias.empty())
+            e["alias"] = m.alias;
+        e["file"] = m.where.file;
+        e["line"] = m.where.line;
+        multipaths.push_back(std::move(e));
+    }
+    return {{"version", 1},
+            {"files", c.files},
+            {"defaults", defaults},
+            {"blacklist", blacklistJson(c.blacklist)},
+            {"blacklist_exceptions", blacklistJson(c.blacklistExceptions)},
+            {"devices", devices},
+            {"multipaths", multipaths},
+            {"overrides", settingsJson(c.overrides)}};
+}
+
+int show(const std::vector<std::string> &words) {
+    ShowOptions o;
+    if (std::string err = parseShow(words, o); !err.empty()) {
+        std::cerr << "mpathctl config show: " << err << "\n" << ConfigCommand::usage();
+        return ExitUsage;
+    }
+    if (o.help) {
+        std::cout << ConfigCommand::usage();
+        return ExitOk;
+    }
+    config::ConfigResult result;
+    if (!readConfig("show", o.file, result))
+        return ExitFailure;
+    for (const auto &d : result.diagnostics)
+        if (d.severity != Diagnostic::Severity::Info)
+            std::cerr << describe(d) << "\n";
+    if (result.hasErrors()) {
+        std::cerr << "mpathctl config show: the configuration has errors; see "
+                     "'mpathctl config check'\n";
+        return ExitFailure;
+    }
+
+    if (!o.vendor && !o.wwid) {
+        config::Config merged = config::mergedConfig(result.config);
+        // The devnode rules applied before any file's.
+        const config::Blacklist builtin = mpath::policy::BlacklistFilter::builtinDevnodeRules();
+        merged.blacklist.devnodes.insert(merged.blacklist.devnodes.end(), builtin.devnodes.begin(),
+                                         builtin.devnodes.end());
+        if (o.json)
+            std::cout << configJson(merged).dump(2) << "\n";
+        else
+            std::cout << config::write(merged);
+        return ExitOk;
+    }
+
+    const std::string vendor = o.vendor.value_or(""), product = o.product.value_or(""),
+                      revision = o.revision.value_or(""), wwid = o.wwid.value_or("");
+    const config::DeviceIdentity device{vendor, product, revision, wwid};
+    const std::vector<config::EffectiveEntry> entries =
+        config::resolve(result.config, device).entries();
+    if (o.json) {
+        nlohmann::json settings = nlohmann::json::array();
+        for (const auto &e : entries)
+            settings.push_back(sourceJson(e));
+        nlohmann::json j{{"version", 1}, {"files", result.config.files}, {"settings", settings}};
+        j["device"] = o.vendor ? nlohmann::json{{"vendor", *o.vendor},
+                                                {"product", *o.product},
+                                                {"revision", o.revision.value_or("")}}
+                               : nlohmann::json();
+        j["wwid"] = o.wwid ? nlohmann::json(*o.wwid) : nlohmann::json();
+        std::cout << j.dump(2) << "\n";
+        return ExitOk;
+    }
+    for (const auto &e : entries) {
+        std::string value = config::quote(e.value);
+        std::printf("%-35s %-24s %s\n", e.keyword.c_str(), value.c_str(), source(e).c_str());
+    }
+    return ExitOk;
+}
+
+} // namespace
+
 const char *ConfigCommand::usage() {
     return "usage: mpathctl config check [FILE]\n"
-           "  Validate FILE (or the files mpathd would read) and print file:line\n"
-           "  diagnostics. Exit status 1 when there are errors.\n";
+           "       mpathctl config show [--config FILE] [--device VENDOR PRODUCT [REV]]\n"
+           "                            [--wwid WWID] [--json]\n"
+           "\n"
+           "  check  Validate FILE (or the files mpathd would read) and print file:line\n"
+           "         diagnostics. Exit status 1 only for errors: what multipath-tools\n"
+           "         would refuse too.\n"
+           "  show   Without --device/--wwid, the whole configuration as it applies\n"
+           "         (every default, the blacklists, the built-in device table merged\n"
+           "         with the file's entries, multipaths, overrides) in multipath.conf\n"
+           "         syntax. With --device and/or --wwid, each setting for that device\n"
+           "         and WWID, and where it came from (file:line, built-in, or built-in\n"
+           "         device table). --json prints the same as a JSON object with\n"
+           "         \"version\": 1 (see docs/configuration.md).\n";
 }
 
 int ConfigCommand::run(const std::vector<std::string> &words) {
@@ -23,60 +328,13 @@ int ConfigCommand::run(const std::vector<std::string> &words) {
         std::cout << usage();
         return words.empty() ? ExitUsage : ExitOk;
     }
-    if (words[0] != "check") {
-        std::cerr << "mpathctl config: unknown subcommand '" << words[0] << "'\n" << usage();
-        return ExitUsage;
-    }
-    Arguments args({words.begin() + 1, words.end()}, {}, {"--help"});
-    if (!args.error().empty()) {
-        std::cerr << "mpathctl config check: " << args.error() << "\n" << usage();
-        return ExitUsage;
-    }
-    if (args.flag("--help")) {
-        std::cout << usage();
-        return ExitOk;
-    }
-    if (args.positional().size() > 1) {
-        std::cerr << "mpathctl config check: one FILE at most, got '" << args.positional()[1]
-                  << "' too\n"
-                  << usage();
-        return ExitUsage;
-    }
-
-    mpath::config::ConfigResult result;
-    if (args.positional().empty()) {
-        result = mpath::config::Loader("/").load();
-    } else {
-        const std::string &file = args.positional()[0];
-        std::ifstream in(file);
-        if (!in) {
-            std::cerr << file << ": cannot read: " << strerror(errno) << "\n";
-            return ExitFailure;
-        }
-        std::stringstream text;
-        text << in.rdbuf();
-        const bool own =
-            file.size() >= 11 && file.compare(file.size() - 11, 11, "mpathd.conf") == 0;
-        result = mpath::config::parseString(text.str(), file, own);
-    }
-
-    unsigned errors = 0, warnings = 0;
-    for (const auto &d : result.diagnostics) {
-        const bool error = d.severity == mpath::config::Diagnostic::Severity::Error;
-        (error ? errors : warnings)++;
-        // Compiler style, so editors can jump to the line.
-        std::cout << d.file;
-        if (d.line)
-            std::cout << ":" << d.line;
-        std::cout << (error ? ": error: " : ": warning: ") << d.message << "\n";
-    }
-    std::string files;
-    for (const auto &f : result.config.files)
-        files += (files.empty() ? "" : ", ") + f;
-    std::cout << (files.empty() ? "no configuration file; built-in defaults" : files) << ": "
-              << errors << (errors == 1 ? " error, " : " errors, ") << warnings
-              << (warnings == 1 ? " warning\n" : " warnings\n");
-    return errors ? ExitFailure : ExitOk;
+    const std::vector<std::string> rest(words.begin() + 1, words.end());
+    if (words[0] == "check")
+        return check(rest);
+    if (words[0] == "show")
+        return show(rest);
+    std::cerr << "mpathctl config: unknown subcommand '" << words[0] << "'\n" << usage();
+    return ExitUsage;
 }
 
 } // namespace mpathctl

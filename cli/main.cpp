@@ -18,6 +18,10 @@ const char *usage = "usage: mpathctl [--help] [--version] COMMAND [ARGS]\n"
                     "  plan [--config FILE] [--json]  maps, groups and tables the devices\n"
                     "                                 present would get (touches nothing)\n"
                     "  config check [FILE]            validate a configuration\n"
+                    "  config show [--config FILE] [--device VENDOR PRODUCT [REV]]\n"
+                    "              [--wwid WWID] [--json]\n"
+                    "                                 the configuration as it applies, or\n"
+                    "                                 one device's settings and their origin\n"
                     "\n"
                     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 

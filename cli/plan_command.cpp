@@ -201,9 +201,7 @@ int PlanCommand::run(const std::vector<std::string> &words) {
         return ExitFailure;
     for (const auto &d : cfg.diagnostics)
         std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string()) << ": "
-                  << (d.severity == mpath::config::Diagnostic::Severity::Error ? "error: "
-                                                                               : "warning: ")
-                  << d.message << "\n";
+                  << mpath::config::toString(d.severity) << ": " << d.message << "\n";
 
     const auto sysfsRoot = args.value("--sysfs-root");
     mpath::discovery::Sysfs sysfs(sysfsRoot.value_or("/sys"));

@@ -52,8 +52,10 @@ Result<mpath::config::Config> Daemon::readConfig() const {
         if (d.severity == mpath::config::Diagnostic::Severity::Error) {
             logError({}, d.toString());
             errors += (errors.empty() ? "" : "; ") + d.toString();
-        } else {
+        } else if (d.severity == mpath::config::Diagnostic::Severity::Warning) {
             logWarning({}, d.toString());
+        } else {
+            logInfo({}, d.toString());
         }
     }
     if (!errors.empty())
@@ -83,7 +85,7 @@ Result<void> Daemon::start() {
     if (!config)
         return config.error();
     applyConfig(std::move(*config));
-    logInfo({}, std::string("maps use the ") + mpath::config::toString(target_) + " target");
+    logInfo({}, "maps use the " + std::string(mpath::config::toString(target_)) + " target");
 
     // The monitor first: what changes while the present devices are
     // described is not lost.

@@ -65,7 +65,9 @@ TEST(Daemon, AssemblesAtStartTheMapsThePlanHasAndSaysReady) {
 
 TEST(Daemon, RefusesToStartOnAConfigurationWithErrorsAndNamesFileAndLine) {
     DaemonHarness h;
-    h.config("defaults {\n  failback sometimes\n}\n");
+    // A blacklist pattern that does not compile: multipath-tools refuses
+    // such a file too.
+    h.config("defaults {\n  failback immediate\n}\nblacklist {\n  devnode \"sd(\"\n}\n");
     mpathd::Environment env;
     mpath::testing::ManualLoop loop;
     mpath::testing::FakeUdev udev;
@@ -76,9 +78,23 @@ TEST(Daemon, RefusesToStartOnAConfigurationWithErrorsAndNamesFileAndLine) {
     mpathd::Daemon d(std::move(env));
     auto r = d.start();
     ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find("etc/mpathd/mpathd.conf:2:"), std::string::npos)
+    EXPECT_NE(r.error().message.find("etc/mpathd/mpathd.conf:5:"), std::string::npos)
         << r.error().message;
-    EXPECT_NE(r.error().message.find("failback"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("sd("), std::string::npos) << r.error().message;
+}
+
+TEST(Daemon, StartsOnAConfigurationWithWarningsAndLogsEachWithFileAndLine) {
+    // An invalid value is ignored with a warning, as multipath-tools does:
+    // the built-in value stays.
+    DaemonHarness h;
+    h.config("defaults {\n  find_multipaths on\n  failback sometimes\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    EXPECT_EQ(h.count("create "), 2u) << h.logText();
+    EXPECT_NE(h.logText().find("warning: "), std::string::npos) << h.logText();
+    EXPECT_NE(h.logText().find("mpathd.conf:3:"), std::string::npos) << h.logText();
+    EXPECT_NE(h.logText().find("failback"), std::string::npos) << h.logText();
 }
 
 TEST(Daemon, TakesTheStockTargetWhenLmpathIsNotThereAndSaysSo) {
@@ -280,11 +296,11 @@ TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     h.start();
     h.settle();
     h.clearCalls();
-    h.config("defaults {\n path_selector \"no-such 0\"\n}\n");
+    h.config("defaults {\n path_selector \"queue-length 0\"\n}\nblacklist {\n wwid \"[\"\n}\n");
     h.daemon().reconfigure();
     h.settle();
     EXPECT_TRUE(h.calls().empty());
-    EXPECT_NE(h.logText().find("mpathd.conf:2:"), std::string::npos) << h.logText();
+    EXPECT_NE(h.logText().find("mpathd.conf:5:"), std::string::npos) << h.logText();
     EXPECT_NE(h.logText().find("the running configuration stays"), std::string::npos);
 }
 

@@ -1,14 +1,43 @@
 #include "mpath/config/hwtable.h"
 
-#include "config/keywords.h"
+#include "config/keyword_table.h"
+
+#include <algorithm>
 
 namespace mpath::config {
 
 void mergeSettings(Settings &base, const Settings &over) {
-    detail::forEachSetting([&](const char *, unsigned, auto field, auto) {
-        if (over.*field)
-            base.*field = over.*field;
+    detail::forEachSetting([&](const auto &k) {
+        if (!(over.*k.field))
+            return;
+        base.*k.field = over.*k.field;
+        auto line = over.where.find(k.name);
+        if (line != over.where.end())
+            base.where[std::string(k.name)] = line->second;
+        else if (auto old = base.where.find(k.name); old != base.where.end())
+            base.where.erase(old);
     });
+}
+
+std::vector<DeviceEntry> Hwtable::mergedWith(const std::vector<DeviceEntry> &entries) const {
+    std::vector<DeviceEntry> out = entries_;
+    for (const DeviceEntry &e : entries) {
+        DeviceEntry merged = e;
+        auto same = std::find_if(out.begin(), out.end(),
+                                 [&](const DeviceEntry &o) { return o.sameDevice(e); });
+        if (same != out.end()) {
+            Settings settings = same->settings;
+            mergeSettings(settings, e.settings);
+            for (const auto &[keyword, line] : e.settings.where)
+                settings.where.insert_or_assign(keyword, line);
+            merged.settings = std::move(settings);
+            if (merged.productBlacklist.empty())
+                merged.productBlacklist = same->productBlacklist;
+            out.erase(same);
+        }
+        out.push_back(std::move(merged));
+    }
+    return out;
 }
 
 std::vector<const DeviceEntry *> Hwtable::matching(std::string_view vendor,
@@ -74,6 +103,13 @@ Settings aluaSettings(std::optional<NoPathRetry> noPathRetry) {
 // default checker interval of 5 seconds".
 constexpr unsigned kFiveMinutesOfRetries = 300 / 5;
 
+// GCC 12's optimizer takes an optional string of a Settings just made, with
+// nothing set, for possibly set, and warns that assigning it reads an
+// uninitialized string: a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 std::vector<DeviceEntry> buildTable() {
     std::vector<DeviceEntry> t;
     auto add = [&](DeviceEntry e, Settings s) {
@@ -183,6 +219,12 @@ std::vector<DeviceEntry> buildTable() {
     }
     // Symmetrix / VMAX / PowerMax.
     add(device("EMC", "SYMMETRIX"), multibus(NoPathRetry::times(6)));
+    // Invista / VPLEX; "LUNZ" is the gatekeeper LUN, not storage.
+    {
+        DeviceEntry e = device("EMC", "Invista");
+        e.productBlacklist = *Regex::compile("LUNZ");
+        add(e, multibus(NoPathRetry::times(5)));
+    }
     // XtremIO.
     add(device("XtremIO", "XtremApp"), multibus());
     // PowerStore.
@@ -287,6 +329,9 @@ std::vector<DeviceEntry> buildTable() {
     add(device("KMNRIO", "K2"), multibus());
     return t;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 } // namespace
 

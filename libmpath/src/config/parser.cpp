@@ -1,491 +1,18 @@
 #include "mpath/config/parser.h"
 
-#include "config/keywords.h"
-#include "mpath/dm/selectors.h"
+#include "config/keyword_table.h"
+#include "config/tokenizer.h"
+#include "config/value_text.h"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <climits>
+#include <optional>
 #include <type_traits>
 
 namespace mpath::config {
 
 namespace {
 
-// ---------------------------------------------------------------------------
-// Tokens
-// ---------------------------------------------------------------------------
-
-struct Token {
-    std::string text;
-    bool quoted{false};
-
-    bool is(std::string_view s) const { return !quoted && text == s; }
-};
-
-bool isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-// Splits one line like multipath-tools does: words, double-quoted strings
-// (with "" as an escaped quote), and '{' / '}' as words of their own.
-// '#' and '!' outside quotes end the line.
-// \return false when a quoted string is not terminated
-bool tokenize(std::string_view line, std::vector<Token> &out) {
-    out.clear();
-    size_t i = 0;
-    while (i < line.size()) {
-        char c = line[i];
-        if (isSpace(c)) {
-            ++i;
-            continue;
-        }
-        if (c == '#' || c == '!')
-            break;
-        if (c == '{' || c == '}') {
-            out.push_back({std::string(1, c), false});
-            ++i;
-            continue;
-        }
-        if (c == '"') {
-            std::string s;
-            ++i;
-            bool closed = false;
-            while (i < line.size()) {
-                if (line[i] == '"') {
-                    if (i + 1 < line.size() && line[i + 1] == '"') {
-                        s += '"';
-                        i += 2;
-                        continue;
-                    }
-                    closed = true;
-                    ++i;
-                    break;
-                }
-                s += line[i++];
-            }
-            if (!closed)
-                return false;
-            out.push_back({std::move(s), true});
-            continue;
-        }
-        size_t start = i;
-        while (i < line.size() && !isSpace(line[i]) && line[i] != '#' && line[i] != '!' &&
-               line[i] != '{' && line[i] != '}' && line[i] != '"')
-            ++i;
-        out.push_back({std::string(line.substr(start, i - start)), false});
-    }
-    return true;
-}
-
-// ---------------------------------------------------------------------------
-// Values
-// ---------------------------------------------------------------------------
-
-std::string invalid(std::string_view kw, std::string_view text, std::string_view accepted) {
-    return "invalid value '" + std::string(text) + "' for " + std::string(kw) +
-           "; accepted: " + std::string(accepted);
-}
-
-bool parseUnsigned(std::string_view s, unsigned &out) {
-    if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return false;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-}
-
-bool parseInt(std::string_view s, int &out) {
-    if (s.empty())
-        return false;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size();
-}
-
-std::vector<std::string> splitWords(std::string_view s) {
-    std::vector<std::string> words;
-    size_t i = 0;
-    while (i < s.size()) {
-        while (i < s.size() && isSpace(s[i]))
-            ++i;
-        size_t start = i;
-        while (i < s.size() && !isSpace(s[i]))
-            ++i;
-        if (i > start)
-            words.emplace_back(s.substr(start, i - start));
-    }
-    return words;
-}
-
-std::string joinNames(const std::vector<std::string_view> &names) {
-    std::string s;
-    for (auto n : names) {
-        if (!s.empty())
-            s += ", ";
-        s += n;
-    }
-    return s;
-}
-
-template <typename E>
-struct Choice {
-    std::string_view word;
-    E value;
-};
-
-template <typename E, size_t N>
-std::string parseChoice(std::string_view kw, const std::string &text,
-                        const std::array<Choice<E>, N> &choices, E &out) {
-    for (const auto &c : choices) {
-        if (text == c.word) {
-            out = c.value;
-            return {};
-        }
-    }
-    std::vector<std::string_view> names;
-    for (const auto &c : choices)
-        names.push_back(c.word);
-    return invalid(kw, text, joinNames(names));
-}
-
-struct Range {
-    std::string_view keyword;
-    unsigned min;
-    unsigned max;
-};
-
-// Numeric limits per keyword; keywords not listed take any unsigned value.
-constexpr std::array<Range, 12> kRanges{{
-    {"verbosity", 0, 6},
-    {"polling_interval", 1, UINT_MAX},
-    {"max_polling_interval", 1, UINT_MAX},
-    {"rr_min_io", 1, UINT_MAX},
-    {"rr_min_io_rq", 1, UINT_MAX},
-    {"pg_init_retries", 0, 50},
-    {"pg_init_delay_msecs", 0, 60000},
-    {"marginal_path_err_rate_threshold", 0, 1000},
-    {"marginal_path_err_sample_time", 120, UINT_MAX},
-    {"marginal_path_err_recheck_gap_time", 0, UINT_MAX},
-    {"marginal_path_double_failed_time", 0, UINT_MAX},
-    {"max_sectors_kb", 1, UINT_MAX},
-}};
-
-std::string numberRule(std::string_view kw, unsigned &min, unsigned &max) {
-    min = 0;
-    max = UINT_MAX;
-    for (const auto &r : kRanges) {
-        if (r.keyword == kw) {
-            min = r.min;
-            max = r.max;
-        }
-    }
-    if (max == UINT_MAX)
-        return min == 0 ? "a number" : "a number >= " + std::to_string(min);
-    return "a number from " + std::to_string(min) + " to " + std::to_string(max);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, unsigned &out) {
-    unsigned min, max;
-    std::string rule = numberRule(kw, min, max);
-    unsigned v;
-    if (!parseUnsigned(text, v) || v < min || v > max)
-        return invalid(kw, text, rule);
-    out = v;
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, int &out) {
-    if (!parseInt(text, out))
-        return invalid(kw, text, "a whole number (negative values allowed)");
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, bool &out) {
-    if (kw == "flush_on_last_del") {
-        // multipath-tools 0.10 words: "always" flushes, the others do not
-        // force it.
-        static constexpr std::array<Choice<bool>, 5> choices{
-            {{"yes", true}, {"no", false}, {"always", true}, {"never", false}, {"unused", false}}};
-        return parseChoice(kw, text, choices, out);
-    }
-    static constexpr std::array<Choice<bool>, 2> choices{{{"yes", true}, {"no", false}}};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, std::string &out) {
-    static const std::vector<std::string_view> checkers{
-        "tur", "directio", "readsector0", "none", "emc_clariion", "hp_sw", "rdac", "cciss_tur"};
-    static const std::vector<std::string_view> prios{
-        "const",  "alua",         "ontap",        "rdac", "emc",      "hp_sw", "hds",
-        "random", "weightedpath", "path_latency", "ana",  "datacore", "iet",   "sysfs"};
-    auto oneOf = [&](const std::vector<std::string_view> &names) -> std::string {
-        if (std::find(names.begin(), names.end(), text) == names.end())
-            return invalid(kw, text, joinNames(names));
-        out = text;
-        return {};
-    };
-    if (kw == "path_checker")
-        return oneOf(checkers);
-    if (kw == "prio")
-        return oneOf(prios);
-    if (kw == "bindings_file" || kw == "wwids_file" || kw == "config_dir") {
-        if (text.empty() || text[0] != '/')
-            return invalid(kw, text, "an absolute path");
-        out = text;
-        return {};
-    }
-    if (kw == "prio_args") {
-        out = text;
-        return {};
-    }
-    if (kw == "alias_prefix" && (text.empty() || text.find('/') != std::string::npos ||
-                                 std::any_of(text.begin(), text.end(), isSpace)))
-        return invalid(kw, text, "a non-empty word without '/'");
-    if (text.empty() || std::any_of(text.begin(), text.end(), isSpace)) {
-        if (kw == "getuid_callout" && !text.empty()) {
-            out = text;
-            return {};
-        }
-        return invalid(kw, text, "a non-empty word");
-    }
-    out = text;
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, GroupingPolicy &out) {
-    static constexpr std::array<Choice<GroupingPolicy>, 6> choices{{
-        {"failover", GroupingPolicy::Failover},
-        {"multibus", GroupingPolicy::Multibus},
-        {"group_by_serial", GroupingPolicy::GroupBySerial},
-        {"group_by_prio", GroupingPolicy::GroupByPrio},
-        {"group_by_node_name", GroupingPolicy::GroupByNodeName},
-        {"group_by_tpg", GroupingPolicy::GroupByTpg},
-    }};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, FindMultipaths &out) {
-    static constexpr std::array<Choice<FindMultipaths>, 7> choices{{
-        {"strict", FindMultipaths::Strict},
-        {"off", FindMultipaths::Off},
-        {"on", FindMultipaths::On},
-        {"greedy", FindMultipaths::Greedy},
-        {"smart", FindMultipaths::Smart},
-        {"yes", FindMultipaths::On},
-        {"no", FindMultipaths::Off},
-    }};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, RrWeight &out) {
-    static constexpr std::array<Choice<RrWeight>, 2> choices{
-        {{"uniform", RrWeight::Uniform}, {"priorities", RrWeight::Priorities}}};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, QueueMode &out) {
-    static constexpr std::array<Choice<QueueMode>, 3> choices{
-        {{"bio", QueueMode::Bio}, {"rq", QueueMode::Rq}, {"mq", QueueMode::Mq}}};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, MarginalPathgroups &out) {
-    static constexpr std::array<Choice<MarginalPathgroups>, 5> choices{{
-        {"off", MarginalPathgroups::Off},
-        {"on", MarginalPathgroups::On},
-        {"fpin", MarginalPathgroups::Fpin},
-        {"no", MarginalPathgroups::Off},
-        {"yes", MarginalPathgroups::On},
-    }};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, DmTarget &out) {
-    static constexpr std::array<Choice<DmTarget>, 2> choices{
-        {{"lmpath", DmTarget::Lmpath}, {"multipath", DmTarget::Multipath}}};
-    return parseChoice(kw, text, choices, out);
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, Failback &out) {
-    if (text == "immediate")
-        out = Failback::immediate();
-    else if (text == "manual")
-        out = Failback::manual();
-    else if (text == "followover")
-        out = Failback::followover();
-    else if (unsigned n; parseUnsigned(text, n) && n > 0)
-        out = Failback::after(n);
-    else
-        return invalid(kw, text, "immediate, manual, followover, or a number of seconds > 0");
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, NoPathRetry &out) {
-    if (text == "fail")
-        out = NoPathRetry::fail();
-    else if (text == "queue")
-        out = NoPathRetry::queue();
-    else if (unsigned n; parseUnsigned(text, n))
-        out = n == 0 ? NoPathRetry::fail() : NoPathRetry::times(n);
-    else
-        return invalid(kw, text, "fail, queue, or a number of retries");
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, OffOrNumber &out) {
-    if (text == "off" || text == "no") {
-        out = OffOrNumber::disabled();
-        return {};
-    }
-    unsigned min, max;
-    std::string rule = numberRule(kw, min, max);
-    unsigned n;
-    if (!parseUnsigned(text, n) || n < min || n > max)
-        return invalid(kw, text, "off, no, or " + rule);
-    out = OffOrNumber::number(n);
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, DevLossTmo &out) {
-    if (text == "infinity") {
-        out = DevLossTmo::infinite();
-        return {};
-    }
-    unsigned n;
-    if (!parseUnsigned(text, n))
-        return invalid(kw, text, "infinity, or a number of seconds");
-    out = DevLossTmo::after(n);
-    return {};
-}
-
-// "<count> word..." as features and hardware_handler write it.
-std::string parseCounted(std::string_view kw, const std::string &text,
-                         std::vector<std::string> &words) {
-    words = splitWords(text);
-    unsigned count;
-    if (words.empty() || !parseUnsigned(words[0], count))
-        return invalid(kw, text, "a word count followed by that many words, e.g. \"0\"");
-    words.erase(words.begin());
-    if (count != words.size())
-        return "invalid value '" + text + "' for " + std::string(kw) + ": it announces " +
-               std::to_string(count) + " word(s) but has " + std::to_string(words.size()) +
-               "; accepted: a word count followed by that many words";
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text,
-                       std::vector<std::string> &out) {
-    std::vector<std::string> words;
-    std::string err = parseCounted(kw, text, words);
-    if (!err.empty())
-        return err;
-    out = std::move(words);
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, HardwareHandler &out) {
-    static const std::vector<std::string_view> handlers{"alua", "rdac", "emc", "hp_sw"};
-    std::vector<std::string> words = splitWords(text);
-    if (!words.empty() && !words[0].empty() && words[0][0] >= '0' && words[0][0] <= '9') {
-        std::string err = parseCounted(kw, text, words);
-        if (!err.empty())
-            return err;
-    }
-    if (words.empty() || (words.size() == 1 && words[0] == "none")) {
-        out = HardwareHandler{};
-        return {};
-    }
-    if (std::find(handlers.begin(), handlers.end(), words[0]) == handlers.end())
-        return invalid(kw, text,
-                       "0 (none), or a handler: \"1 alua\", \"1 rdac\", \"1 emc\", "
-                       "\"1 hp_sw\"");
-    out.name = words[0];
-    out.args.assign(words.begin() + 1, words.end());
-    return {};
-}
-
-std::string parseValue(std::string_view kw, const std::string &text, PathSelector &out) {
-    std::vector<std::string> words = splitWords(text);
-    std::string accepted =
-        "a selector (" + dm::selectorNames() + ") and its argument count, e.g. \"service-time 0\"";
-    const dm::SelectorFacts *facts = words.empty() ? nullptr : dm::findSelector(words[0]);
-    if (!facts)
-        return invalid(kw, text, accepted);
-    PathSelector ps;
-    ps.name = words[0];
-    if (words.size() > 1) {
-        unsigned count;
-        if (!parseUnsigned(words[1], count) || count != words.size() - 2)
-            return invalid(kw, text, accepted);
-        ps.args.assign(words.begin() + 2, words.end());
-    }
-    out = std::move(ps);
-    return {};
-}
-
-// Keywords whose value is the rest of the line.
-bool takesRestOfLine(std::string_view kw) {
-    return kw == "features" || kw == "path_selector" || kw == "prio_args" ||
-           kw == "hardware_handler" || kw == "getuid_callout";
-}
-
-// multipath-tools keywords we read without acting on them: a warning that
-// says so, rather than "unknown", helps an admin switching over.
-bool isUnsupportedMultipathToolsKeyword(std::string_view kw) {
-    static constexpr std::array<std::string_view, 46> names{
-        "reassign_maps",
-        "multipath_dir",
-        "max_fds",
-        "log_checker_err",
-        "prkeys_file",
-        "reservation_key",
-        "uid_attrs",
-        "retrigger_tries",
-        "retrigger_delay",
-        "missing_uev_wait_timeout",
-        "strict_timing",
-        "delay_watch_checks",
-        "delay_wait_checks",
-        "san_path_err_threshold",
-        "san_path_err_forget_rate",
-        "san_path_err_recovery_time",
-        "disable_changed_wwids",
-        "remove_retries",
-        "detect_pgpolicy",
-        "detect_pgpolicy_use_tpg",
-        "enable_foreign",
-        "recheck_wwid",
-        "auto_resize",
-        "ignore_new_boot_devs",
-        "uxsock_timeout",
-        "vpd_vendor",
-        "partition_delimiter",
-        "eh_deadline",
-        "force_sync",
-        "skip_kpartx_on_reload",
-        "unpriv_sgio",
-        "find_multipaths_retry",
-        "allow_usb_devices",
-        "hw_str_match",
-        "reload_readwrite",
-        "ignore_new_devs",
-        "udev_dir",
-        "prio_callout",
-        "pg_timeout",
-        "mode",
-        "uid",
-        "gid",
-        "checker",
-        "selector",
-        "wwids_dir",
-        "mpath_dir",
-    };
-    return std::find(names.begin(), names.end(), kw) != names.end();
-}
-
-// ---------------------------------------------------------------------------
-// The parser
-// ---------------------------------------------------------------------------
+using detail::Token;
 
 enum class Ctx {
     Top,
@@ -501,34 +28,46 @@ enum class Ctx {
     Skip, ///< an unknown section: everything up to its '}' is ignored
 };
 
-const char *sectionName(Ctx c) {
-    switch (c) {
-    case Ctx::Top:
-        return "top level";
-    case Ctx::Defaults:
-        return "defaults";
-    case Ctx::Blacklist:
-        return "blacklist";
-    case Ctx::BlacklistExceptions:
-        return "blacklist_exceptions";
-    case Ctx::BlacklistDevice:
-        return "device";
-    case Ctx::Devices:
-        return "devices";
-    case Ctx::Device:
-        return "device";
-    case Ctx::Multipaths:
-        return "multipaths";
-    case Ctx::Multipath:
-        return "multipath";
-    case Ctx::Overrides:
-        return "overrides";
-    case Ctx::Skip:
-        return "unknown";
-    }
-    return "unknown";
+inline constexpr std::array<EnumName<Ctx>, 11> kCtxNames{{
+    {Ctx::Top, "top level"},
+    {Ctx::Defaults, "defaults"},
+    {Ctx::Blacklist, "blacklist"},
+    {Ctx::BlacklistExceptions, "blacklist_exceptions"},
+    {Ctx::BlacklistDevice, "device"},
+    {Ctx::Devices, "devices"},
+    {Ctx::Device, "device"},
+    {Ctx::Multipaths, "multipaths"},
+    {Ctx::Multipath, "multipath"},
+    {Ctx::Overrides, "overrides"},
+    {Ctx::Skip, "unknown"},
+}};
+
+std::string_view sectionName(Ctx c) {
+    return nameOf(kCtxNames, c);
 }
 
+/// The section bit of the keyword table for a section that holds settings.
+unsigned sectionBit(Ctx c) {
+    switch (c) {
+    case Ctx::Defaults:
+        return detail::InDefaults;
+    case Ctx::Device:
+        return detail::InDevice;
+    case Ctx::Multipath:
+        return detail::InMultipath;
+    case Ctx::Overrides:
+        return detail::InOverrides;
+    default:
+        return 0;
+    }
+}
+
+bool hasWord(const std::vector<std::string> &words, std::string_view w) {
+    return std::find(words.begin(), words.end(), w) != words.end();
+}
+
+/// Reads multipath.conf syntax into a Config, line by line, reporting
+/// what it cannot use as diagnostics and going on.
 class Parser {
 public:
     Parser(const std::string &file, Config &config, std::vector<Diagnostic> &diags, bool ownFile)
@@ -546,8 +85,12 @@ private:
     void warn(unsigned line, std::string msg) {
         diags_.push_back({file_, line, Diagnostic::Severity::Warning, std::move(msg)});
     }
+    // Only for what makes multipath-tools refuse the whole file.
     void error(unsigned line, std::string msg) {
         diags_.push_back({file_, line, Diagnostic::Severity::Error, std::move(msg)});
+    }
+    void note(unsigned line, std::string msg) {
+        diags_.push_back({file_, line, Diagnostic::Severity::Info, std::move(msg)});
     }
 
     Ctx ctx() const { return stack_.empty() ? Ctx::Top : stack_.back().ctx; }
@@ -559,12 +102,13 @@ private:
     bool childSection(std::string_view kw, Ctx &child) const;
     void keyword(unsigned no, const std::vector<Token> &tokens);
     bool setting(unsigned no, const std::string &kw, const std::vector<Token> &tokens,
-                 Settings &target, unsigned sectionBit);
+                 Settings &target);
     bool global(unsigned no, const std::string &kw, const std::vector<Token> &tokens);
+    bool other(unsigned no, const std::string &kw);
+    void unknown(unsigned no, const std::string &kw);
     std::optional<std::string> value(unsigned no, const std::string &kw,
                                      const std::vector<Token> &tokens, bool restOfLine);
-    void regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out,
-                   bool &ok);
+    bool regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out);
     Blacklist &currentBlacklist();
 
     const std::string &file_;
@@ -595,8 +139,8 @@ void Parser::run(std::string_view text) {
         std::string_view l = text.substr(pos, end - pos);
         ++no;
         pos = end + 1;
-        if (!tokenize(l, tokens)) {
-            error(no, "unterminated quoted string; line ignored");
+        if (!detail::tokenize(l, tokens)) {
+            warn(no, "unterminated quoted string; line ignored");
             continue;
         }
         if (!tokens.empty())
@@ -605,11 +149,12 @@ void Parser::run(std::string_view text) {
             break;
     }
     if (pendingOpen_) {
-        error(pendingOpen_->line, "expected '{' after '" + pendingOpen_->name + "'");
+        warn(pendingOpen_->line, "expected '{' after '" + pendingOpen_->name + "'");
         pendingOpen_.reset();
     }
+    // multipath-tools applies what an unclosed section holds; so do we.
     while (!stack_.empty()) {
-        error(stack_.back().line, "section '" + stack_.back().name + "' is not closed");
+        warn(stack_.back().line, "section '" + stack_.back().name + "' is not closed");
         close();
     }
 }
@@ -669,7 +214,7 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
             open(f.ctx, f.line, f.name);
             return i + 1;
         }
-        error(f.line, "expected '{' after '" + f.name + "'");
+        warn(f.line, "expected '{' after '" + f.name + "'");
         // Go on with this line on its own.
     }
 
@@ -683,13 +228,13 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
     }
     if (tokens[i].is("}")) {
         if (stack_.empty())
-            error(no, "unmatched '}'");
+            warn(no, "unmatched '}'");
         else
             close();
         return i + 1;
     }
     if (tokens[i].is("{")) {
-        error(no, "unexpected '{'");
+        warn(no, "unexpected '{'");
         stack_.push_back({Ctx::Skip, no, "{"});
         return i + 1;
     }
@@ -702,7 +247,7 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
             return n;
         }
         if (!tokens[i + 1].is("{")) {
-            error(no, "expected '{' after '" + kw + "'");
+            warn(no, "expected '{' after '" + kw + "'");
             return n;
         }
         open(child, no, kw);
@@ -718,7 +263,8 @@ size_t Parser::statement(unsigned no, const std::vector<Token> &tokens, size_t i
         if (kw == "protocol" && (ctx() == Ctx::Overrides || ctx() == Ctx::Device))
             warn(no, "section 'protocol' is not supported; ignored");
         else
-            warn(no, "unknown section '" + kw + "' in " + sectionName(ctx()) + "; ignored");
+            warn(no, "unknown section '" + kw + "' in " + std::string(sectionName(ctx())) +
+                         "; ignored");
         stack_.push_back({Ctx::Skip, no, kw});
         return end + 1;
     }
@@ -761,24 +307,25 @@ void Parser::close() {
     Frame f = stack_.back();
     switch (f.ctx) {
     case Ctx::Device:
+        // multipath-tools drops such entries too (factorize_hwtable).
         if (!deviceOk_)
-            error(f.line, "device entry with an invalid vendor, product or revision; ignored");
+            warn(f.line, "device entry with an invalid vendor, product or revision; ignored");
         else if (device_.vendor.empty() || device_.product.empty())
-            error(f.line, "device entry without vendor and product; ignored");
+            warn(f.line, "device entry missing vendor or product parameter; ignored");
         else
             config_.devices.push_back(device_);
         break;
     case Ctx::Multipath:
         if (multipath_.wwid.empty())
-            error(f.line, "multipath entry without wwid; ignored");
+            warn(f.line, "multipath entry without wwid; ignored");
         else if (multipathOk_)
             config_.multipaths.push_back(multipath_);
         break;
     case Ctx::BlacklistDevice:
         if (!blacklistDeviceOk_)
-            error(f.line, "blacklist device entry with an invalid vendor or product; ignored");
-        else if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
-            error(f.line, "blacklist device entry without vendor or product; ignored");
+            break; // the pattern's error said it
+        if (blacklistDevice_.vendor.empty() && blacklistDevice_.product.empty())
+            warn(f.line, "blacklist device entry without vendor or product; ignored");
         else
             currentBlacklist().devices.push_back(blacklistDevice_);
         break;
@@ -791,7 +338,7 @@ void Parser::close() {
 std::optional<std::string> Parser::value(unsigned no, const std::string &kw,
                                          const std::vector<Token> &tokens, bool restOfLine) {
     if (tokens.size() < 2) {
-        error(no, "missing value for " + kw);
+        warn(no, "missing value for " + kw);
         return std::nullopt;
     }
     if (!restOfLine) {
@@ -809,28 +356,34 @@ std::optional<std::string> Parser::value(unsigned no, const std::string &kw,
 }
 
 bool Parser::setting(unsigned no, const std::string &kw, const std::vector<Token> &tokens,
-                     Settings &target, unsigned sectionBit) {
+                     Settings &target) {
+    const std::string_view name = detail::canonicalKeyword(kw);
     bool found = false;
-    detail::forEachSetting([&](const char *name, unsigned sections, auto field, auto) {
-        if (found || kw != name)
+    detail::forEachSetting([&](const auto &k) {
+        if (found || k.name != name)
             return;
         found = true;
-        if (!(sections & sectionBit)) {
-            warn(no, "keyword '" + kw + "' is not valid in section " + sectionName(ctx()) +
-                         "; ignored");
+        if (!(k.sections & sectionBit(ctx()))) {
+            warn(no, "keyword '" + kw + "' is not valid in section " +
+                         std::string(sectionName(ctx())) + "; ignored");
             return;
         }
-        auto text = value(no, kw, tokens, takesRestOfLine(kw));
+        auto text = value(no, kw, tokens, k.rule.syntax == detail::Syntax::RestOfLine);
         if (!text)
             return;
-        using T = typename std::remove_reference_t<decltype(target.*field)>::value_type;
-        T v{};
-        std::string err = parseValue(kw, *text, v);
+        typename std::remove_cvref_t<decltype(k)>::Value v{};
+        std::string err = detail::parseValue(kw, *text, k.rule, v);
         if (!err.empty()) {
-            error(no, err);
+            warn(no, err);
             return;
         }
-        target.*field = std::move(v);
+        if constexpr (std::is_same_v<decltype(v), std::vector<std::string>>) {
+            if (k.name == "features" && hasWord(v, "queue_if_no_path"))
+                warn(no, "option 'features \"1 queue_if_no_path\"' is deprecated, please use "
+                         "'no_path_retry queue' instead");
+        }
+        target.*k.field = std::move(v);
+        target.where[std::string(k.name)] = {file_, no};
     });
     return found;
 }
@@ -839,86 +392,112 @@ bool Parser::global(unsigned no, const std::string &kw, const std::vector<Token>
     if (kw == "dm_target" && !ownFile_)
         return false; // only our own file knows it; an unknown keyword elsewhere
     bool found = false;
-    detail::forEachGlobal([&](const char *name, auto field, auto) {
-        if (found || kw != name)
+    detail::forEachGlobal([&](const auto &k) {
+        if (found || k.name != kw)
             return;
         found = true;
         auto text = value(no, kw, tokens, false);
         if (!text)
             return;
-        using T = typename std::remove_reference_t<decltype(config_.globals.*field)>::value_type;
-        T v{};
-        std::string err = parseValue(kw, *text, v);
+        typename std::remove_cvref_t<decltype(k)>::Value v{};
+        std::string err = detail::parseValue(kw, *text, k.rule, v);
         if (!err.empty()) {
-            error(no, err);
+            warn(no, err);
             return;
         }
-        config_.globals.*field = std::move(v);
+        config_.globals.*k.field = std::move(v);
+        config_.globals.where[std::string(k.name)] = {file_, no};
+        if (k.deprecated)
+            warn(no, "\"" + kw + "\" is deprecated and will be disabled in a future release");
     });
     return found;
 }
 
-void Parser::regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out,
-                       bool &ok) {
-    if (text.empty()) {
-        error(no, "invalid value '' for " + kw + "; accepted: a non-empty regular expression");
-        ok = false;
-        return;
+// Keywords of the table that set no field. \return false when \a kw is not
+// one of them or its section does not take it.
+bool Parser::other(unsigned no, const std::string &kw) {
+    const detail::OtherKeyword *k = detail::findOtherKeyword(kw);
+    if (!k)
+        return false;
+    if (k->disposition != detail::Disposition::Unsupported && !(k->sections & sectionBit(ctx())))
+        return false;
+    switch (k->disposition) {
+    case detail::Disposition::NoEffect:
+        note(no, "keyword '" + kw + "' is accepted; it has no effect here");
+        break;
+    case detail::Disposition::Deprecated:
+        warn(no, "ignoring deprecated option \"" + kw + "\"");
+        break;
+    case detail::Disposition::Unsupported:
+        warn(no, "keyword '" + kw + "' is not supported; ignored");
+        break;
     }
+    return true;
+}
+
+bool Parser::regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out) {
     auto re = Regex::compile(text);
-    if (!re) {
-        error(no, "invalid value '" + text + "' for " + kw +
-                      "; accepted: a POSIX extended regular expression (" + re.error().message +
-                      ")");
-        ok = false;
-        return;
+    if (text.empty() || !re) {
+        std::string why = text.empty()
+                              ? "a non-empty regular expression"
+                              : "a POSIX extended regular expression (" + re.error().message + ")";
+        std::string msg = "invalid value '" + text + "' for " + kw + "; accepted: " + why;
+        // multipath-tools refuses a file whose blacklist it cannot compile;
+        // a device entry with a bad pattern it keeps, matching nothing.
+        const bool blacklist = ctx() == Ctx::Blacklist || ctx() == Ctx::BlacklistExceptions ||
+                               ctx() == Ctx::BlacklistDevice;
+        if (blacklist)
+            error(no, msg);
+        else
+            warn(no, msg);
+        return false;
     }
     out = std::move(*re);
+    return true;
 }
 
 void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
     const std::string &kw = tokens[0].text;
     Ctx c = ctx();
 
-    auto regexValue = [&](Regex &out, bool &ok) {
+    auto regexValue = [&](Regex &out, bool &ok, KeywordLines *lines) {
         auto text = value(no, kw, tokens, false);
-        if (!text) {
+        if (!text || !regexInto(no, kw, *text, out)) {
             ok = false;
             return;
         }
-        regexInto(no, kw, *text, out, ok);
+        if (lines)
+            (*lines)[kw] = {file_, no};
     };
     auto pattern = [&](std::vector<BlacklistPattern> &list) {
         auto text = value(no, kw, tokens, false);
         if (!text)
             return;
-        bool ok = true;
         BlacklistPattern p;
         p.where = {file_, no};
-        regexInto(no, kw, *text, p.regex, ok);
-        if (ok)
+        if (regexInto(no, kw, *text, p.regex))
             list.push_back(std::move(p));
     };
 
     switch (c) {
     case Ctx::Defaults:
-        if (setting(no, kw, tokens, config_.defaults, detail::InDefaults) || global(no, kw, tokens))
+        if (setting(no, kw, tokens, config_.defaults) || global(no, kw, tokens) || other(no, kw))
             return;
         break;
     case Ctx::Overrides:
-        if (setting(no, kw, tokens, config_.overrides, detail::InOverrides))
+        if (setting(no, kw, tokens, config_.overrides) || other(no, kw))
             return;
         break;
     case Ctx::Device:
         if (kw == "vendor")
-            return regexValue(device_.vendor, deviceOk_);
+            return regexValue(device_.vendor, deviceOk_, &device_.settings.where);
         if (kw == "product")
-            return regexValue(device_.product, deviceOk_);
+            return regexValue(device_.product, deviceOk_, &device_.settings.where);
         if (kw == "revision")
-            return regexValue(device_.revision, deviceOk_);
+            return regexValue(device_.revision, deviceOk_, &device_.settings.where);
         if (kw == "product_blacklist")
-            return regexValue(device_.productBlacklist, deviceOk_);
-        if (setting(no, kw, tokens, device_.settings, detail::InDevice))
+            return regexValue(device_.productBlacklist, deviceOk_, &device_.settings.where);
+        if (setting(no, kw, tokens, device_.settings) || other(no, kw))
             return;
         break;
     case Ctx::Multipath:
@@ -928,16 +507,17 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
                 multipathOk_ = false;
                 return;
             }
-            if (text->empty() || text->find('/') != std::string::npos ||
-                std::any_of(text->begin(), text->end(), isSpace)) {
-                error(no, invalid(kw, *text, "a non-empty word without '/'"));
+            std::string accepted = detail::wordWithoutSlash(*text);
+            if (!accepted.empty()) {
+                warn(no, detail::invalidValue(kw, *text, accepted));
                 multipathOk_ = false;
                 return;
             }
             (kw == "wwid" ? multipath_.wwid : multipath_.alias) = *text;
+            multipath_.settings.where[kw] = {file_, no};
             return;
         }
-        if (setting(no, kw, tokens, multipath_.settings, detail::InMultipath))
+        if (setting(no, kw, tokens, multipath_.settings) || other(no, kw))
             return;
         break;
     case Ctx::Blacklist:
@@ -955,9 +535,9 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
     }
     case Ctx::BlacklistDevice:
         if (kw == "vendor")
-            return regexValue(blacklistDevice_.vendor, blacklistDeviceOk_);
+            return regexValue(blacklistDevice_.vendor, blacklistDeviceOk_, nullptr);
         if (kw == "product")
-            return regexValue(blacklistDevice_.product, blacklistDeviceOk_);
+            return regexValue(blacklistDevice_.product, blacklistDeviceOk_, nullptr);
         break;
     case Ctx::Top:
         warn(no, "keyword '" + kw + "' outside any section; ignored");
@@ -965,21 +545,43 @@ void Parser::keyword(unsigned no, const std::vector<Token> &tokens) {
     default:
         break;
     }
+    unknown(no, kw);
+}
 
+// Says why \a kw, which no rule of its section took, is ignored.
+void Parser::unknown(unsigned no, const std::string &kw) {
+    const std::string_view name = detail::canonicalKeyword(kw);
     bool known = false;
     bool global = false;
-    detail::forEachSetting([&](const char *name, unsigned, auto, auto) { known |= kw == name; });
-    detail::forEachGlobal([&](const char *name, auto, auto) { global |= kw == name; });
+    detail::forEachSetting([&](const auto &k) { known |= k.name == name; });
+    detail::forEachGlobal([&](const auto &k) { global |= k.name == name; });
+    const detail::OtherKeyword *other = detail::findOtherKeyword(kw);
     if (kw == "dm_target" && !ownFile_)
         warn(no, "unknown keyword 'dm_target' (only mpathd.conf accepts it); ignored");
     else if (global)
         warn(no, "keyword '" + kw + "' is only valid in section defaults; ignored");
-    else if (known)
-        warn(no, "keyword '" + kw + "' is not valid in section " + sectionName(c) + "; ignored");
-    else if (isUnsupportedMultipathToolsKeyword(kw))
+    else if (known || (other && other->disposition != detail::Disposition::Unsupported))
+        warn(no, "keyword '" + kw + "' is not valid in section " + std::string(sectionName(ctx())) +
+                     "; ignored");
+    else if (other)
         warn(no, "keyword '" + kw + "' is not supported; ignored");
     else
-        warn(no, "unknown keyword '" + kw + "' in section " + sectionName(c) + "; ignored");
+        warn(no, "unknown keyword '" + kw + "' in section " + std::string(sectionName(ctx())) +
+                     "; ignored");
+}
+
+// features "queue_if_no_path" next to a no_path_retry that is not queue in
+// the same section: multipath-tools drops the word and says so.
+void checkQueueIfNoPath(const Settings &s, std::vector<Diagnostic> &diagnostics) {
+    if (!s.features || !hasWord(*s.features, "queue_if_no_path") || !s.noPathRetry ||
+        s.noPathRetry->kind == NoPathRetry::Kind::Queue)
+        return;
+    auto where = s.where.find("features");
+    SourceLocation at = where == s.where.end() ? SourceLocation{} : where->second;
+    diagnostics.push_back({at.file, at.line, Diagnostic::Severity::Warning,
+                           "ignoring feature 'queue_if_no_path' because no_path_retry is set "
+                           "to '" +
+                               toString(*s.noPathRetry) + "'"});
 }
 
 } // namespace
@@ -999,6 +601,13 @@ ConfigResult parseString(std::string_view text, const std::string &fileName, boo
 }
 
 void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics) {
+    checkQueueIfNoPath(config.defaults, diagnostics);
+    checkQueueIfNoPath(config.overrides, diagnostics);
+    for (const auto &d : config.devices)
+        checkQueueIfNoPath(d.settings, diagnostics);
+    for (const auto &m : config.multipaths)
+        checkQueueIfNoPath(m.settings, diagnostics);
+
     // Two maps cannot share a name. The first entry keeps it, as the
     // resolver would give it to both otherwise.
     for (size_t i = 0; i < config.multipaths.size(); ++i) {
@@ -1009,7 +618,7 @@ void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics
             const MultipathEntry &first = config.multipaths[j];
             if (first.alias == later.alias && first.wwid != later.wwid) {
                 diagnostics.push_back(
-                    {later.where.file, later.where.line, Diagnostic::Severity::Error,
+                    {later.where.file, later.where.line, Diagnostic::Severity::Warning,
                      "alias '" + later.alias + "' is already used for wwid " + first.wwid + " at " +
                          first.where.file + ":" + std::to_string(first.where.line)});
                 break;

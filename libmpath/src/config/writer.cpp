@@ -1,6 +1,7 @@
 #include "mpath/config/writer.h"
 
-#include "config/keywords.h"
+#include "config/keyword_table.h"
+#include "config/value_text.h"
 
 namespace mpath::config {
 
@@ -17,18 +18,11 @@ bool needsQuotes(const std::string &v) {
     return false;
 }
 
-// Keywords whose value is several words: always quoted so they read back
-// exactly.
-bool alwaysQuoted(std::string_view kw) {
-    return kw == "features" || kw == "path_selector" || kw == "prio_args" ||
-           kw == "hardware_handler" || kw == "getuid_callout";
-}
-
 class Writer {
 public:
     std::string text;
 
-    void open(const char *name) {
+    void open(std::string_view name) {
         indent();
         text += name;
         text += " {\n";
@@ -51,13 +45,15 @@ public:
             line(kw, re.pattern(), true);
     }
     void settings(const Settings &s) {
-        detail::forEachSetting([&](const char *kw, unsigned, auto field, auto) {
-            const auto &v = s.*field;
+        // Values that are several words are always quoted so that they
+        // read back exactly.
+        detail::forEachSetting([&](const auto &k) {
+            const auto &v = s.*k.field;
             if (v)
-                line(kw, detail::formatValue(*v), alwaysQuoted(kw));
+                line(k.name, detail::formatValue(*v), k.rule.syntax == detail::Syntax::RestOfLine);
         });
     }
-    void blacklist(const char *name, const Blacklist &b) {
+    void blacklist(std::string_view name, const Blacklist &b) {
         if (b.empty())
             return;
         open(name);
@@ -95,6 +91,24 @@ private:
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> settingValues(const Settings &settings) {
+    std::vector<std::pair<std::string, std::string>> out;
+    detail::forEachSetting([&](const auto &k) {
+        if (const auto &v = settings.*k.field)
+            out.emplace_back(std::string(k.name), detail::formatValue(*v));
+    });
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> globalValues(const GlobalSettings &globals) {
+    std::vector<std::pair<std::string, std::string>> out;
+    detail::forEachGlobal([&](const auto &k) {
+        if (const auto &v = globals.*k.field)
+            out.emplace_back(std::string(k.name), detail::formatValue(*v));
+    });
+    return out;
+}
+
 std::string quote(const std::string &value) {
     if (!needsQuotes(value))
         return value;
@@ -105,10 +119,10 @@ std::string write(const Config &config) {
     Writer w;
     if (config.globals != GlobalSettings{} || config.defaults != Settings{}) {
         w.open("defaults");
-        detail::forEachGlobal([&](const char *kw, auto field, auto) {
-            const auto &v = config.globals.*field;
+        detail::forEachGlobal([&](const auto &k) {
+            const auto &v = config.globals.*k.field;
             if (v)
-                w.line(kw, detail::formatValue(*v));
+                w.line(k.name, detail::formatValue(*v));
         });
         w.settings(config.defaults);
         w.close();

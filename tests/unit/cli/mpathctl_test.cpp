@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iomanip>
 #include <mpath/testing/sysfs_tree_builder.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -156,11 +157,44 @@ TEST_F(Mpathctl, PlanFailsOnAnUnreadableConfig) {
 }
 
 TEST_F(Mpathctl, ConfigCheckPrintsFileLineDiagnosticsAndExitsOneOnErrors) {
-    std::string conf = write("multipath.conf", "defaults {\n failback sometimes\n}\n");
+    // A blacklist pattern that does not compile makes multipath-tools
+    // refuse the file: an error.
+    std::string conf = write("multipath.conf", "blacklist {\n devnode \"^(sd\"\n}\n");
     Outcome o = run("config check " + conf);
     EXPECT_EQ(o.exit, 1);
-    EXPECT_NE(o.out.find(conf + ":2: error:"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("1 error"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: error: invalid value '^(sd' for devnode"), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("1 error, 0 warnings"), std::string::npos) << o.out;
+}
+
+TEST_F(Mpathctl, ConfigCheckExitsZeroForWhatMultipathToolsIgnoresAndRunsWith) {
+    // An invalid value, a device entry without product and an unclosed
+    // section: multipath-tools reports each and runs with the rest.
+    std::string conf = write("multipath.conf", "defaults {\n failback sometimes\n}\n"
+                                               "devices {\n device {\n vendor ACME\n }\n}\n"
+                                               "multipaths {\n");
+    Outcome o = run("config check " + conf);
+    EXPECT_EQ(o.exit, 0) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: warning: invalid value 'sometimes' for failback"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find(conf + ":5: warning: device entry missing vendor or product parameter"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find(conf + ":9: warning: section 'multipaths' is not closed"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("0 errors, 3 warnings"), std::string::npos) << o.out;
+}
+
+TEST_F(Mpathctl, ConfigCheckNotesKeywordsWithoutEffectWithoutCountingThem) {
+    std::string conf = write("multipath.conf", "defaults {\n max_fds 8192\n}\n");
+    Outcome o = run("config check " + conf);
+    EXPECT_EQ(o.exit, 0) << o.out;
+    EXPECT_NE(o.out.find(conf + ":2: note: keyword 'max_fds' is accepted; it has no effect here"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("0 errors, 0 warnings, 1 note"), std::string::npos) << o.out;
 }
 
 TEST_F(Mpathctl, ConfigCheckAcceptsAValidFile) {
@@ -187,4 +221,177 @@ TEST_F(Mpathctl, DebugCheckRunsAChecker) {
     Outcome o = run("debug check none /dev/null");
     EXPECT_EQ(o.exit, 0) << o.err;
     EXPECT_EQ(o.out.rfind("up ", 0), 0u) << o.out;
+}
+
+namespace {
+
+const char *kShowConf = "defaults {\n"                            // 1
+                        "    user_friendly_names yes\n"           // 2
+                        "}\n"                                     // 3
+                        "devices {\n"                             // 4
+                        "    device {\n"                          // 5
+                        "        vendor NETAPP\n"                 // 6
+                        "        product LUN\n"                   // 7
+                        "        no_path_retry 16\n"              // 8
+                        "    }\n"                                 // 9
+                        "}\n"                                     // 10
+                        "multipaths {\n"                          // 11
+                        "    multipath {\n"                       // 12
+                        "        wwid 3600a0980383030\n"          // 13
+                        "        alias oradata\n"                 // 14
+                        "        path_grouping_policy failover\n" // 15
+                        "    }\n"                                 // 16
+                        "}\n"                                     // 17
+                        "overrides {\n"                           // 18
+                        "    fast_io_fail_tmo 15\n"               // 19
+                        "}\n";                                    // 20
+
+// "keyword value" of each line of a `config show --device` listing, without
+// where the value came from.
+std::vector<std::string> keywordsAndValues(const std::string &listing) {
+    std::vector<std::string> out;
+    std::istringstream in(listing);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string keyword, value;
+        words >> keyword >> std::quoted(value);
+        out.push_back(keyword + " " + value);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_F(Mpathctl, ConfigShowListsEachSettingOfADeviceWithWhereItCameFrom) {
+    std::string conf = write("multipath.conf", kShowConf);
+    Outcome o = run("config show --config " + conf + " --device NETAPP 'LUN C-Mode' 9800 --wwid " +
+                    "3600a0980383030");
+    ASSERT_EQ(o.exit, 0) << o.err;
+    auto has = [&](const std::string &keyword, const std::string &value,
+                   const std::string &source) {
+        std::istringstream in(o.out);
+        for (std::string line; std::getline(in, line);) {
+            std::istringstream words(line);
+            std::string k, v, s;
+            words >> k >> std::quoted(v);
+            std::getline(words >> std::ws, s);
+            if (k == keyword)
+                return v == value && s == source;
+        }
+        return false;
+    };
+    EXPECT_TRUE(has("alias", "oradata", conf + ":14")) << o.out;
+    EXPECT_TRUE(has("path_grouping_policy", "failover", conf + ":15")) << o.out;
+    EXPECT_TRUE(has("no_path_retry", "16", conf + ":8")) << o.out;
+    EXPECT_TRUE(has("fast_io_fail_tmo", "15", conf + ":19")) << o.out;
+    EXPECT_TRUE(has("user_friendly_names", "no", "built-in device table"))
+        << "the device table's no over defaults' yes\n"
+        << o.out;
+    EXPECT_TRUE(has("prio", "ontap", "built-in device table")) << o.out;
+    EXPECT_TRUE(has("features", "2 pg_init_retries 50", "built-in device table")) << o.out;
+    EXPECT_TRUE(has("rr_min_io_rq", "1", "built-in")) << o.out;
+
+    // Without the WWID no multipaths entry applies.
+    Outcome noWwid = run("config show --config " + conf + " --device NETAPP LUN");
+    ASSERT_EQ(noWwid.exit, 0) << noWwid.err;
+    EXPECT_NE(noWwid.out.find("group_by_prio"), std::string::npos) << noWwid.out;
+    EXPECT_EQ(noWwid.out.find("oradata"), std::string::npos) << noWwid.out;
+}
+
+TEST_F(Mpathctl, ConfigShowPrintsTheWholeConfigurationSoThatItReadsBack) {
+    std::string conf = write("multipath.conf", kShowConf);
+    Outcome o = run("config show --config " + conf);
+    ASSERT_EQ(o.exit, 0) << o.err;
+    // Every default with its value, the device table merged with the file.
+    EXPECT_NE(o.out.find("defaults {\n    verbosity 2\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("    user_friendly_names yes\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("    path_checker tur\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("    devnode \"!^(sd[a-z]|dasd[a-z]|nvme[0-9])\"\n"), std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("        vendor \"^DGC\"\n"), std::string::npos) << o.out;
+    const std::string netapp = "        vendor \"NETAPP\"\n        product \"LUN\"\n";
+    ASSERT_NE(o.out.find(netapp), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find(netapp), o.out.rfind(netapp)) << "one NETAPP LUN entry, merged";
+    const std::string merged = o.out.substr(o.out.find(netapp));
+    EXPECT_LT(merged.find("no_path_retry 16"), merged.find("}")) << merged;
+    EXPECT_LT(merged.find("prio ontap"), merged.find("}")) << merged;
+
+    // Read back, it is a valid configuration that gives every device the
+    // same settings.
+    std::string shown = write("shown.conf", o.out);
+    Outcome check = run("config check " + shown);
+    EXPECT_EQ(check.exit, 0) << check.out;
+    for (const char *device :
+         {"NETAPP LUN", "DGC VRAID", "ACME Disk", "NVME 'NetApp ONTAP Controller'"}) {
+        const std::string args = std::string(" --device ") + device + " --wwid 3600a0980383030";
+        Outcome original = run("config show --config " + conf + args);
+        Outcome again = run("config show --config " + shown + args);
+        ASSERT_EQ(original.exit, 0) << original.err;
+        ASSERT_EQ(again.exit, 0) << again.err;
+        EXPECT_EQ(keywordsAndValues(again.out), keywordsAndValues(original.out)) << device;
+    }
+}
+
+TEST_F(Mpathctl, ConfigShowJsonCarriesVersionOneAndTheSameData) {
+    std::string conf = write("multipath.conf", kShowConf);
+    Outcome o = run("config show --json --config " + conf + " --device NETAPP LUN");
+    ASSERT_EQ(o.exit, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["version"], 1);
+    EXPECT_EQ(j["device"]["vendor"], "NETAPP");
+    EXPECT_TRUE(j["wwid"].is_null());
+    bool found = false;
+    for (const auto &s : j["settings"]) {
+        if (s["keyword"] != "no_path_retry")
+            continue;
+        found = true;
+        EXPECT_EQ(s["value"], "16");
+        EXPECT_EQ(s["origin"], "devices");
+        EXPECT_EQ(s["file"], conf);
+        EXPECT_EQ(s["line"], 8);
+    }
+    EXPECT_TRUE(found) << o.out;
+
+    Outcome whole = run("config show --json --config " + conf);
+    ASSERT_EQ(whole.exit, 0) << whole.err;
+    auto w = nlohmann::json::parse(whole.out);
+    EXPECT_EQ(w["version"], 1);
+    EXPECT_EQ(w["defaults"]["user_friendly_names"], "yes");
+    EXPECT_EQ(w["overrides"]["fast_io_fail_tmo"], "15");
+    ASSERT_EQ(w["multipaths"].size(), 1u);
+    EXPECT_EQ(w["multipaths"][0]["alias"], "oradata");
+    const auto &last = w["devices"].back();
+    EXPECT_EQ(last["vendor"], "NETAPP");
+    EXPECT_EQ(last["settings"]["no_path_retry"], "16");
+    EXPECT_EQ(last["settings"]["prio"], "ontap");
+    EXPECT_EQ(last["line"], 5);
+}
+
+TEST_F(Mpathctl, ConfigShowNamesWhatIsWrongWithItsArguments) {
+    std::string conf = write("multipath.conf", kShowConf);
+    Outcome unknown = run("config show --bogus");
+    EXPECT_EQ(unknown.exit, 2);
+    EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos) << unknown.err;
+    Outcome noProduct = run("config show --config " + conf + " --device NETAPP");
+    EXPECT_EQ(noProduct.exit, 2);
+    EXPECT_NE(noProduct.err.find("--device needs VENDOR and PRODUCT"), std::string::npos)
+        << noProduct.err;
+    Outcome noWwid = run("config show --wwid");
+    EXPECT_EQ(noWwid.exit, 2);
+    EXPECT_NE(noWwid.err.find("--wwid needs a value"), std::string::npos) << noWwid.err;
+    Outcome stray = run("config show " + conf);
+    EXPECT_EQ(stray.exit, 2);
+    EXPECT_NE(stray.err.find("unexpected argument '" + conf + "'"), std::string::npos) << stray.err;
+    Outcome missing = run("config show --config " + dir_.file("missing.conf"));
+    EXPECT_EQ(missing.exit, 1);
+    EXPECT_NE(missing.err.find("missing.conf: cannot read"), std::string::npos) << missing.err;
+}
+
+TEST_F(Mpathctl, ConfigShowRefusesAConfigurationWithErrors) {
+    std::string conf = write("multipath.conf", "blacklist {\n wwid \"*\"\n}\n");
+    Outcome o = run("config show --config " + conf);
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.err.find(conf + ":2: error: invalid value '*' for wwid"), std::string::npos)
+        << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
 }

@@ -1,5 +1,8 @@
+#include "mpath/config/config.h"
 #include "mpath/config/hwtable.h"
+#include "mpath/config/parser.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -160,4 +163,55 @@ TEST(Hwtable, MergedLaterEntriesWin) {
     EXPECT_EQ(s.prio, "const");
     EXPECT_EQ(s.rrMinIoRq, 2u);
     EXPECT_EQ(t.merged("V", "Q", "").prio, "alua");
+}
+
+TEST(Hwtable, MergedWithAppendsFileEntriesAfterTheTable) {
+    ConfigResult r = mpath::config::parseString(
+        "devices {\n device {\n vendor ACME\n product Rocket\n prio alua\n }\n}\n");
+    ASSERT_TRUE(r.diagnostics.empty());
+    const auto &table = Hwtable::builtin().entries();
+    std::vector<DeviceEntry> merged = Hwtable::builtin().mergedWith(r.config.devices);
+    ASSERT_EQ(merged.size(), table.size() + 1);
+    EXPECT_EQ(merged.back(), r.config.devices[0]);
+    EXPECT_TRUE(std::equal(table.begin(), table.end(), merged.begin()));
+}
+
+TEST(Hwtable, MergedWithReplacesAnEntryWrittenTheSameWayKeepingWhatItDoesNotSet) {
+    // multipath-tools' factorize_hwtable: the later entry takes the place,
+    // at its own position, and keeps the earlier one's other settings.
+    ConfigResult r = mpath::config::parseString("devices {\n device {\n vendor NETAPP\n"
+                                                " product LUN\n no_path_retry 16\n }\n}\n",
+                                                "/etc/multipath/conf.d/ha.conf");
+    ASSERT_TRUE(r.diagnostics.empty());
+    const auto &table = Hwtable::builtin().entries();
+    std::vector<DeviceEntry> merged = Hwtable::builtin().mergedWith(r.config.devices);
+    ASSERT_EQ(merged.size(), table.size());
+    size_t netapp = 0;
+    for (const auto &e : merged)
+        netapp += e.vendor.pattern() == "NETAPP" && e.product.pattern() == "LUN";
+    EXPECT_EQ(netapp, 1u);
+    const DeviceEntry &last = merged.back();
+    EXPECT_EQ(last.vendor.pattern(), "NETAPP");
+    EXPECT_EQ(last.product.pattern(), "LUN");
+    EXPECT_EQ(last.settings.noPathRetry, NoPathRetry::times(16));
+    EXPECT_EQ(last.settings.prio, "ontap") << "kept from the built-in entry";
+    EXPECT_EQ(last.settings.devLossTmo, DevLossTmo::infinite());
+    EXPECT_EQ(last.where, (SourceLocation{"/etc/multipath/conf.d/ha.conf", 2}));
+    EXPECT_EQ(last.settings.where.at("no_path_retry"),
+              (SourceLocation{"/etc/multipath/conf.d/ha.conf", 5}));
+    EXPECT_EQ(last.settings.where.count("prio"), 0u) << "a built-in value has no line";
+}
+
+TEST(Hwtable, MergedWithMergesTwoFileEntriesWrittenTheSameWay) {
+    ConfigResult r = mpath::config::parseString(
+        "devices {\n device {\n vendor ACME\n product Rocket\n prio alua\n rr_min_io_rq 2\n }\n"
+        " device {\n vendor ACME\n product Sled\n }\n"
+        " device {\n vendor ACME\n product Rocket\n prio const\n }\n}\n");
+    ASSERT_TRUE(r.diagnostics.empty());
+    std::vector<DeviceEntry> merged = Hwtable({}).mergedWith(r.config.devices);
+    ASSERT_EQ(merged.size(), 2u);
+    EXPECT_EQ(merged[0].product.pattern(), "Sled");
+    EXPECT_EQ(merged[1].product.pattern(), "Rocket");
+    EXPECT_EQ(merged[1].settings.prio, "const");
+    EXPECT_EQ(merged[1].settings.rrMinIoRq, 2u);
 }

@@ -1,4 +1,5 @@
 #include "mpath/config/parser.h"
+#include "mpath/config/writer.h"
 #include "test_file.h"
 
 #include <filesystem>
@@ -45,11 +46,18 @@ ConfigResult defaultsLine(const std::string &line) {
 // Syntax
 // ---------------------------------------------------------------------------
 
-TEST(ConfigParser, ReadsAMultipathToolsFileWithoutDiagnostics) {
+TEST(ConfigParser, ReadsAMultipathToolsFileWithOnlyItsDeprecationNotices) {
     std::string text = readData("multipath-tools-sample.conf");
     ASSERT_FALSE(text.empty());
     ConfigResult r = parse(text);
-    EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
+    // The notices multipath-tools gives for the same lines.
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:11: option 'features \"1 queue_if_no_path\"' is "
+              "deprecated, please use 'no_path_retry queue' instead\n"
+              "warning: /etc/multipath.conf:12: \"bindings_file\" is deprecated and will be "
+              "disabled in a future release\n"
+              "warning: /etc/multipath.conf:11: ignoring feature 'queue_if_no_path' because "
+              "no_path_retry is set to '12'\n");
     EXPECT_FALSE(r.hasErrors());
     const Config &c = r.config;
     EXPECT_EQ(c.defaults.userFriendlyNames, true);
@@ -120,7 +128,8 @@ TEST(ConfigParser, ReadsDoubledQuoteInsideQuotesAsAQuote) {
 TEST(ConfigParser, ReportsUnterminatedQuoteAndKeepsOtherLines) {
     ConfigResult r = parse("defaults {\n  prio_args \"open\n  polling_interval 3\n}\n");
     EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:2: unterminated quoted string; line ignored");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning)
+        << "multipath-tools reads on too";
     EXPECT_EQ(r.config.globals.pollingInterval, 3u);
     EXPECT_FALSE(r.config.defaults.prioArgs);
 }
@@ -222,28 +231,38 @@ TEST(ConfigParser, ReportsKeywordOutsideAnySection) {
 TEST(ConfigParser, ReportsUnclosedSectionAndKeepsItsContent) {
     ConfigResult r = parse("defaults {\n polling_interval 3\n");
     EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:1: section 'defaults' is not closed");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.config.globals.pollingInterval, 3u);
 }
 
 TEST(ConfigParser, ReportsUnmatchedClosingBrace) {
     ConfigResult r = parse("defaults {\n}\n}\n");
     EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:3: unmatched '}'");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
 }
 
 TEST(ConfigParser, ReportsSectionWithoutBrace) {
     ConfigResult r = parse("defaults\npolling_interval 3\n");
     ASSERT_GE(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:1: expected '{' after 'defaults'");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_FALSE(r.hasErrors());
 }
 
-TEST(ConfigParser, RejectsDeviceEntryWithoutProduct) {
-    ConfigResult r = parse("devices {\n device {\n  vendor ACME\n  no_path_retry 3\n }\n}\n");
-    EXPECT_EQ(onlyDiagnostic(r),
-              "/etc/multipath.conf:2: device entry without vendor and product; ignored");
-    EXPECT_TRUE(r.config.devices.empty());
+TEST(ConfigParser, DropsDeviceEntryWithoutProductWithAWarning) {
+    // As multipath-tools: the entry and all it sets are dropped, the rest
+    // of the file applies.
+    ConfigResult r = parse("devices {\n device {\n  vendor ACME\n  no_path_retry 3\n }\n"
+                           " device {\n  product Rocket\n }\n"
+                           " device {\n  vendor ACME\n  product Rocket\n  prio alua\n }\n}\n");
+    ASSERT_EQ(r.diagnostics.size(), 2u) << allDiagnostics(r);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "/etc/multipath.conf:2: device entry missing vendor or product parameter; ignored");
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
+    EXPECT_EQ(r.diagnostics[1].toString(),
+              "/etc/multipath.conf:6: device entry missing vendor or product parameter; ignored");
+    EXPECT_FALSE(r.hasErrors());
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_EQ(r.config.devices[0].settings.prio, "alua");
 }
 
 TEST(ConfigParser, RejectsMultipathEntryWithoutWwid) {
@@ -296,7 +315,7 @@ TEST(ConfigParser, DropsDeviceEntryWithInvalidVendorRegex) {
 TEST(ConfigParser, ReportsMissingValue) {
     ConfigResult r = defaultsLine("failback");
     EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:2: missing value for failback");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_FALSE(r.hasErrors());
 }
 
 TEST(ConfigParser, WarnsAboutExtraWordsAfterASingleValue) {
@@ -315,7 +334,9 @@ TEST(ConfigParser, RejectsUnknownFindMultipathsValue) {
     EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:12: invalid value 'sometimes' for "
                                  "find_multipaths; accepted: strict, off, on, greedy, smart, "
                                  "yes, no");
-    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Error);
+    // multipath-tools ignores the value and goes on: so do we.
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
+    EXPECT_FALSE(r.hasErrors());
     EXPECT_FALSE(r.config.globals.findMultipaths);
 }
 
@@ -423,7 +444,11 @@ TEST(ConfigParser, AcceptsNegativeFindMultipathsTimeout) {
     ConfigResult r = defaultsLine("find_multipaths_timeout -10");
     EXPECT_TRUE(r.diagnostics.empty());
     EXPECT_EQ(r.config.globals.findMultipathsTimeout, -10);
-    EXPECT_TRUE(defaultsLine("find_multipaths_timeout x").hasErrors());
+    ConfigResult bad = defaultsLine("find_multipaths_timeout x");
+    EXPECT_EQ(onlyDiagnostic(bad), "/etc/multipath.conf:2: invalid value 'x' for "
+                                   "find_multipaths_timeout; accepted: a whole number (negative "
+                                   "values allowed)");
+    EXPECT_FALSE(bad.config.globals.findMultipathsTimeout);
 }
 
 TEST(ConfigParser, ReadsOffOrNumberKeywords) {
@@ -458,7 +483,11 @@ TEST(ConfigParser, ChecksFeatureWordCount) {
               "announces 2 word(s) but has 1; accepted: a word count followed by that many "
               "words");
     EXPECT_FALSE(r.config.defaults.features);
-    EXPECT_TRUE(defaultsLine("features queue_if_no_path").hasErrors());
+    ConfigResult noCount = defaultsLine("features queue_if_no_path");
+    EXPECT_EQ(onlyDiagnostic(noCount),
+              "/etc/multipath.conf:2: invalid value 'queue_if_no_path' for features; accepted: a "
+              "word count followed by that many words, e.g. \"0\"");
+    EXPECT_FALSE(noCount.config.defaults.features);
     EXPECT_EQ(defaultsLine("features \"0\"").config.defaults.features, std::vector<std::string>{});
 }
 
@@ -500,7 +529,12 @@ TEST(ConfigParser, RejectsUnknownPathSelectorAndWrongCount) {
               "/etc/multipath.conf:2: invalid value 'fastest 0' for path_selector; accepted: a "
               "selector (round-robin, queue-length, service-time, historical-service-time, "
               "io-affinity) and its argument count, e.g. \"service-time 0\"");
-    EXPECT_TRUE(defaultsLine("path_selector \"service-time 1\"").hasErrors());
+    ConfigResult wrongCount = defaultsLine("path_selector \"service-time 1\"");
+    ASSERT_EQ(wrongCount.diagnostics.size(), 1u) << allDiagnostics(wrongCount);
+    EXPECT_NE(wrongCount.diagnostics[0].message.find("invalid value 'service-time 1' for "
+                                                     "path_selector"),
+              std::string::npos);
+    EXPECT_FALSE(wrongCount.config.defaults.pathSelector);
 }
 
 TEST(ConfigParser, RejectsUnknownCheckerAndPrio) {
@@ -516,7 +550,9 @@ TEST(ConfigParser, RejectsRelativeStateFilePaths) {
     EXPECT_EQ(onlyDiagnostic(defaultsLine("bindings_file bindings")),
               "/etc/multipath.conf:2: invalid value 'bindings' for bindings_file; accepted: an "
               "absolute path");
-    EXPECT_TRUE(defaultsLine("wwids_file \"\"").hasErrors());
+    EXPECT_EQ(onlyDiagnostic(defaultsLine("wwids_file \"\"")),
+              "/etc/multipath.conf:2: invalid value '' for wwids_file; accepted: an absolute "
+              "path");
 }
 
 TEST(ConfigParser, RejectsOtherEnumeratedValues) {
@@ -540,7 +576,7 @@ TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
     ConfigResult r = parse("defaults {\n failback never\n no_path_retry queue\n}\n"
                            "devices {\n device {\n vendor X\n product Y\n rr_weight z\n"
                            " prio alua\n }\n}\n");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_FALSE(r.hasErrors());
     EXPECT_EQ(r.diagnostics.size(), 2u) << allDiagnostics(r);
     EXPECT_EQ(r.config.defaults.noPathRetry, NoPathRetry::queue());
     ASSERT_EQ(r.config.devices.size(), 1u);
@@ -548,7 +584,7 @@ TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
     EXPECT_FALSE(r.config.devices[0].settings.rrWeight);
 }
 
-TEST(ConfigParser, ReportsErrorsForBrokenStructureWithoutCrashing) {
+TEST(ConfigParser, ReportsBrokenStructureWithoutCrashing) {
     const char *inputs[] = {"}}}}{{{{",
                             "\"",
                             "{ } { }",
@@ -556,7 +592,7 @@ TEST(ConfigParser, ReportsErrorsForBrokenStructureWithoutCrashing) {
                             "devices {\n device {\n device {\n",
                             "multipaths { multipath { wwid"};
     for (const char *in : inputs)
-        EXPECT_TRUE(parse(in).hasErrors()) << in;
+        EXPECT_FALSE(parse(in).diagnostics.empty()) << in;
 }
 
 TEST(ConfigParser, SaysProtocolSubsectionIsNotSupported) {
@@ -589,7 +625,6 @@ TEST(ConfigParser, ClosesASectionOnTheLineOfItsLastValue) {
 TEST(ConfigParser, SurvivesAVeryLongLineOfBraces) {
     std::string braces(200000, '}');
     ConfigResult r = parse("defaults {\n" + braces + "\n");
-    EXPECT_TRUE(r.hasErrors());
     EXPECT_EQ(r.diagnostics.size(), 199999u);
 }
 
@@ -666,5 +701,111 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
                            "}\n"
                            "overrides {\n"
                            "}\n");
-    EXPECT_TRUE(r.diagnostics.empty()) << allDiagnostics(r);
+    // multipath-tools gives the same notices for its own output.
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:23: \"bindings_file\" is deprecated and will be "
+              "disabled in a future release\n"
+              "warning: /etc/multipath.conf:24: \"wwids_file\" is deprecated and will be "
+              "disabled in a future release\n");
+}
+
+// ---------------------------------------------------------------------------
+// Keywords that real configurations use
+// ---------------------------------------------------------------------------
+
+TEST(ConfigParser, AcceptsMaxFdsAndDisableChangedWwidsWithOnlyANote) {
+    ConfigResult r = parse("defaults {\n max_fds 8192\n disable_changed_wwids yes\n}\n");
+    ASSERT_EQ(r.diagnostics.size(), 2u) << allDiagnostics(r);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "/etc/multipath.conf:2: keyword 'max_fds' is accepted; it has no effect here");
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Info);
+    EXPECT_EQ(r.diagnostics[1].toString(), "/etc/multipath.conf:3: keyword "
+                                           "'disable_changed_wwids' is accepted; it has no "
+                                           "effect here");
+    EXPECT_EQ(r.diagnostics[1].severity, Diagnostic::Severity::Info);
+    EXPECT_FALSE(r.hasErrors());
+}
+
+TEST(ConfigParser, IgnoresGetuidCalloutWithMultipathToolsNotice) {
+    ConfigResult r = parse("defaults {\n getuid_callout \"/lib/udev/scsi_id -g -u -d /dev/%n\"\n}\n"
+                           "devices {\n device {\n vendor EMC\n product SYMMETRIX\n"
+                           " getuid_callout \"/lib/udev/scsi_id --page=pre-spc3-83 "
+                           "--device=/dev/%n\"\n }\n}\n"
+                           "overrides {\n getuid_callout /bin/true\n}\n"
+                           "multipaths {\n multipath {\n wwid 1\n getuid_callout /bin/true\n"
+                           " }\n}\n");
+    ASSERT_EQ(r.diagnostics.size(), 4u) << allDiagnostics(r);
+    EXPECT_EQ(r.diagnostics[0].toString(),
+              "/etc/multipath.conf:2: ignoring deprecated option \"getuid_callout\"");
+    EXPECT_EQ(r.diagnostics[1].toString(),
+              "/etc/multipath.conf:8: ignoring deprecated option \"getuid_callout\"");
+    EXPECT_EQ(r.diagnostics[2].toString(),
+              "/etc/multipath.conf:12: ignoring deprecated option \"getuid_callout\"");
+    // multipath-tools has no such keyword in a multipath entry.
+    EXPECT_EQ(r.diagnostics[3].toString(), "/etc/multipath.conf:17: keyword 'getuid_callout' is "
+                                           "not valid in section multipath; ignored");
+    for (const auto &d : r.diagnostics)
+        EXPECT_EQ(d.severity, Diagnostic::Severity::Warning);
+    // The entry stays, and the callout sets nothing.
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_EQ(config::write(r.config).find("getuid_callout"), std::string::npos);
+    EXPECT_EQ(r.config.defaults, Settings{});
+    EXPECT_EQ(r.config.overrides, Settings{});
+}
+
+TEST(ConfigParser, IgnoresOtherDeprecatedKeywordsWithTheirNotice) {
+    ConfigResult r = parse("defaults {\n multipath_dir /lib64/multipath\n pg_timeout 10\n}\n");
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:2: ignoring deprecated option \"multipath_dir\"\n"
+              "warning: /etc/multipath.conf:3: ignoring deprecated option \"pg_timeout\"\n");
+}
+
+TEST(ConfigParser, AppliesDeprecatedStateFileKeywordsWithTheirNotice) {
+    ConfigResult r = defaultsLine("bindings_file /var/lib/multipath/bindings");
+    EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:2: \"bindings_file\" is deprecated and "
+                                 "will be disabled in a future release");
+    EXPECT_EQ(r.config.globals.bindingsFile, "/var/lib/multipath/bindings");
+}
+
+TEST(ConfigParser, ReadsCheckerAsPathChecker) {
+    ConfigResult r = parse("defaults {\n checker directio\n}\n"
+                           "multipaths {\n multipath {\n wwid 1\n checker tur\n }\n}\n");
+    EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:7: keyword 'checker' is not valid in "
+                                 "section multipath; ignored");
+    EXPECT_EQ(r.config.defaults.pathChecker, "directio");
+    EXPECT_EQ(r.config.defaults.where.at("path_checker"),
+              (SourceLocation{"/etc/multipath.conf", 2}));
+}
+
+TEST(ConfigParser, GivesQueueIfNoPathFeatureMultipathToolsNotices) {
+    ConfigResult alone = defaultsLine("features \"1 queue_if_no_path\"");
+    EXPECT_EQ(onlyDiagnostic(alone),
+              "/etc/multipath.conf:2: option 'features \"1 queue_if_no_path\"' is deprecated, "
+              "please use 'no_path_retry queue' instead");
+    EXPECT_EQ(alone.diagnostics[0].severity, Diagnostic::Severity::Warning);
+
+    // With a no_path_retry other than queue in the same entry the word is
+    // ignored, and that is said too.
+    ConfigResult r = parse("devices {\n device {\n vendor Nimble\n product Server\n"
+                           " features \"1 queue_if_no_path\"\n no_path_retry 30\n }\n}\n");
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:5: option 'features \"1 queue_if_no_path\"' is "
+              "deprecated, please use 'no_path_retry queue' instead\n"
+              "warning: /etc/multipath.conf:5: ignoring feature 'queue_if_no_path' because "
+              "no_path_retry is set to '30'\n");
+    ConfigResult queue = parse("overrides {\n no_path_retry queue\n"
+                               " features \"1 queue_if_no_path\"\n}\n");
+    EXPECT_EQ(queue.diagnostics.size(), 1u) << allDiagnostics(queue);
+}
+
+TEST(ConfigParser, RecordsTheLineOfEachKeyword) {
+    ConfigResult r = parse("defaults {\n polling_interval 7\n no_path_retry 3\n}\n"
+                           "devices {\n device {\n vendor A\n product B\n prio alua\n }\n}\n");
+    EXPECT_EQ(r.config.globals.where.at("polling_interval"),
+              (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_EQ(r.config.defaults.where.at("no_path_retry"),
+              (SourceLocation{"/etc/multipath.conf", 3}));
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_EQ(r.config.devices[0].settings.where.at("prio"),
+              (SourceLocation{"/etc/multipath.conf", 9}));
 }

@@ -1,4 +1,5 @@
 #include "mpath/config/parser.h"
+#include "mpath/config/resolve.h"
 #include "mpath/model/path.h"
 
 #include <gtest/gtest.h>
@@ -57,14 +58,19 @@ TEST(ConfigResolve, UsesBuiltinDefaultsWithoutConfiguration) {
     EXPECT_EQ(e.alias.value, "");
 }
 
-TEST(ConfigResolve, OverridesBeatMultipathsBeatDevicesBeatDefaults) {
+TEST(ConfigResolve, MultipathsBeatOverridesBeatDevicesBeatDefaults) {
     Config c = parsed(kLayered);
     EffectiveSettings e = c.effective("ACME", "Rocket", "1", "3600");
-    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
-    EXPECT_EQ(e.noPathRetry.origin, Origin::Overrides);
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::times(20));
+    EXPECT_EQ(e.noPathRetry.origin, Origin::Multipaths);
+    EXPECT_EQ(e.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 18}));
+    EffectiveSettings other = c.effective("ACME", "Rocket", "1", "3700");
+    EXPECT_EQ(other.noPathRetry.value, NoPathRetry::queue());
+    EXPECT_EQ(other.noPathRetry.origin, Origin::Overrides);
+    EXPECT_EQ(other.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 22}));
     EXPECT_EQ(e.rrMinIoRq.value, 4u);
     EXPECT_EQ(e.rrMinIoRq.origin, Origin::Devices);
-    EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 7}));
+    EXPECT_EQ(e.rrMinIoRq.where, (SourceLocation{"/etc/multipath.conf", 11}));
     EXPECT_EQ(e.pathChecker.value, "directio");
     EXPECT_EQ(e.pathChecker.origin, Origin::Defaults);
     EXPECT_EQ(e.alias.value, "db");
@@ -178,8 +184,8 @@ TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
         return nullptr;
     };
     ASSERT_NE(find("no_path_retry"), nullptr);
-    EXPECT_EQ(find("no_path_retry")->value, "queue");
-    EXPECT_EQ(find("no_path_retry")->origin, Origin::Overrides);
+    EXPECT_EQ(find("no_path_retry")->value, "20");
+    EXPECT_EQ(find("no_path_retry")->origin, Origin::Multipaths);
     ASSERT_NE(find("path_selector"), nullptr);
     EXPECT_EQ(find("path_selector")->value, "service-time 0");
     ASSERT_NE(find("features"), nullptr);
@@ -221,7 +227,65 @@ TEST(ConfigResolve, FirstMultipathEntryKeepsADuplicatedAlias) {
     ASSERT_EQ(r.diagnostics.size(), 1u);
     EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:6: alias 'db' is already used "
                                            "for wwid 36001 at /etc/multipath.conf:2");
-    EXPECT_TRUE(r.hasErrors());
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.config.effective("", "", "", "36001").alias.value, "db");
     EXPECT_EQ(r.config.effective("", "", "", "36002").alias.value, "");
+}
+
+TEST(ConfigResolve, MergedConfigSetsEveryDefaultButAnUnsetNoPathRetry) {
+    Config c = parsed("defaults {\n polling_interval 10\n prio alua\n}\n");
+    Config merged = config::mergedConfig(c);
+    EXPECT_EQ(merged.globals.pollingInterval, 10u);
+    EXPECT_EQ(merged.globals.maxPollingInterval, 40u);
+    EXPECT_EQ(merged.defaults.prio, "alua");
+    EXPECT_EQ(merged.defaults.pathChecker, "tur");
+    EXPECT_EQ(merged.defaults.features, std::vector<std::string>{});
+    EXPECT_FALSE(merged.defaults.noPathRetry) << "unset has no value to write";
+    EXPECT_FALSE(merged.defaults.hardwareHandler) << "defaults {} does not take it";
+    EXPECT_FALSE(merged.globals.dmTarget) << "multipath.conf cannot name it";
+    EXPECT_EQ(merged.devices.size(), Hwtable::builtin().entries().size());
+
+    Config set = parsed("defaults {\n no_path_retry queue\n}\n");
+    EXPECT_EQ(config::mergedConfig(set).defaults.noPathRetry, NoPathRetry::queue());
+}
+
+TEST(ConfigResolve, PollingIntervalsFillEachOtherInAsMultipathToolsDoes) {
+    auto globals = [](const std::string &lines) {
+        return parsed("defaults {\n" + lines + "}\n").effectiveGlobals();
+    };
+    EffectiveGlobals onlyMax = globals(" max_polling_interval 12\n");
+    EXPECT_EQ(onlyMax.pollingInterval.value, 3u);
+    EXPECT_EQ(onlyMax.pollingInterval.where, (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_EQ(globals(" max_polling_interval 2\n").pollingInterval.value, 1u);
+    EffectiveGlobals both = globals(" polling_interval 30\n max_polling_interval 10\n");
+    EXPECT_EQ(both.pollingInterval.value, 10u) << "never above the maximum";
+    EXPECT_EQ(both.maxPollingInterval.value, 10u);
+    EffectiveGlobals ordered = globals(" polling_interval 5\n max_polling_interval 30\n");
+    EXPECT_EQ(ordered.pollingInterval.value, 5u);
+    EXPECT_EQ(ordered.maxPollingInterval.value, 30u);
+}
+
+TEST(ConfigResolve, QueueIfNoPathStandsForNoPathRetryQueueOnlyWhenUnset) {
+    // As multipath-tools: the word leaves the features, and queues only
+    // when no layer sets no_path_retry.
+    ConfigResult r = config::parseString("defaults {\n features \"1 queue_if_no_path\"\n}\n",
+                                         "/etc/multipath.conf");
+    EffectiveSettings e = r.config.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(e.noPathRetry.value, NoPathRetry::queue());
+    EXPECT_EQ(e.noPathRetry.where, (SourceLocation{"/etc/multipath.conf", 2}));
+    EXPECT_TRUE(e.features.value.empty());
+
+    ConfigResult set = config::parseString(
+        "defaults {\n features \"2 queue_if_no_path pg_init_retries\"\n}\n"
+        "devices {\n device {\n vendor ACME\n product Rocket\n no_path_retry 5\n }\n}\n");
+    EffectiveSettings s = set.config.effective("ACME", "Rocket", "1", "3600");
+    EXPECT_EQ(s.noPathRetry.value, NoPathRetry::times(5));
+    EXPECT_EQ(s.features.value, std::vector<std::string>{"pg_init_retries"});
+
+    ConfigResult fail = config::parseString(
+        "overrides {\n no_path_retry fail\n features \"1 queue_if_no_path\"\n}\n");
+    EXPECT_EQ(fail.config.effective("ACME", "Rocket", "1", "3600").noPathRetry.value,
+              NoPathRetry::fail());
+    EXPECT_EQ(fail.config.effective("ACME", "Rocket", "1", "3600").noPathRetry.origin,
+              Origin::Overrides);
 }

@@ -75,6 +75,8 @@ protected:
     Plan plan(const char *configText, const state::Bindings &bindings = {}) {
         config::ConfigResult cfg = config::parseString(configText, "mpathd.conf", true);
         EXPECT_FALSE(cfg.hasErrors());
+        for (const auto &d : cfg.diagnostics)
+            ADD_FAILURE() << "unexpected diagnostic: " << d.toString();
         PlanInput in = gather(cfg.config);
         in.bindings = bindings;
         return policy::plan(cfg.config, in);
@@ -87,13 +89,15 @@ protected:
 
     /// The planned table of one map over sdb and sdc with these ALUA
     /// states, multibus round-robin on the stock target, plus \p extra
-    /// defaults lines.
+    /// lines in a device entry for the disks (hardware_handler is a
+    /// device entry's keyword).
     std::string twoPathTable(AluaState b, AluaState c, const std::string &extra) {
         addAluaDisk("sdb", 16, 1, "36001405aaaa", b.tpgs, "", b.dhState);
         addAluaDisk("sdc", 32, 2, "36001405aaaa", c.tpgs, "", c.dhState);
         Plan p = plan(("defaults {\n find_multipaths on\n path_grouping_policy multibus\n "
-                       "path_selector \"round-robin 0\"\n dm_target multipath\n" +
-                       extra + "}\n")
+                       "path_selector \"round-robin 0\"\n dm_target multipath\n}\n"
+                       "devices {\n device {\n vendor ACME\n product Array\n" +
+                       extra + " }\n}\n")
                           .c_str());
         EXPECT_EQ(p.maps.size(), 1u);
         return p.maps.empty() ? "" : p.maps[0].table;

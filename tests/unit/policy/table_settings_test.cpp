@@ -12,9 +12,16 @@ using mpath::config::EffectiveSettings;
 
 namespace {
 
+/// The settings of an ACME Disk under \p text, whose lines all apply
+/// (features "queue_if_no_path", used on purpose, draws its deprecation
+/// notices).
 EffectiveSettings settingsFrom(const char *text) {
     mpath::config::ConfigResult r = mpath::config::parseString(text);
     EXPECT_FALSE(r.hasErrors());
+    for (const auto &d : r.diagnostics)
+        if (d.message.find("'queue_if_no_path'") == std::string::npos &&
+            d.message.find("\"1 queue_if_no_path\"") == std::string::npos)
+            ADD_FAILURE() << "unexpected diagnostic: " << d.toString();
     return r.config.effective("ACME", "Disk", "1.0", "3600a");
 }
 
@@ -145,7 +152,8 @@ TEST(TableSettings, SelectorHandlerAndRepeatCountReachEveryGroup) {
     Map m = twoGroups();
     std::vector<std::string> notes;
     applyTableSettings(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
-                                    "hardware_handler \"1 alua\"\n rr_min_io_rq 3\n}\n"),
+                                    "rr_min_io_rq 3\n}\ndevices {\n device {\n vendor ACME\n "
+                                    "product Disk\n hardware_handler \"1 alua\"\n }\n}\n"),
                        DmTarget::Lmpath, m, &notes);
     auto line = mpath::dm::buildTableLine(m);
     ASSERT_TRUE(line) << line.error().message;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "mpath/config/config.h"
+#include "mpath/config/config_result.h"
 
 #include <string>
 #include <vector>

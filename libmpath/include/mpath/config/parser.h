@@ -1,6 +1,7 @@
 #pragma once
 
 #include "mpath/config/config.h"
+#include "mpath/config/config_result.h"
 
 #include <string>
 #include <string_view>
@@ -11,12 +12,17 @@
 // Sections: defaults, blacklist, blacklist_exceptions, devices (device {}
 // entries), multipaths (multipath {} entries), overrides. Values may be
 // double-quoted ("" inside quotes is a literal quote); '#' and '!' start a
-// comment outside quotes. features, path_selector, prio_args,
-// hardware_handler and getuid_callout take the rest of the line.
+// comment outside quotes. features, path_selector, prio_args and
+// hardware_handler take the rest of the line. The keywords, their sections
+// and their values are those of docs/configuration.md.
 //
-// Never fails as a whole: an unknown keyword is a warning, an invalid
-// value an error naming what is accepted, and in both cases the line is
-// ignored and parsing goes on.
+// Never fails as a whole, and keeps what multipath-tools keeps: what it
+// reports and ignores (an unknown keyword, an invalid value, a device
+// entry without product, a section never closed) is a warning, the line or
+// entry is ignored and parsing goes on; what makes it refuse the file (a
+// blacklist pattern that does not compile) is an error. Deprecated
+// keywords get multipath-tools' notice; keywords accepted without an
+// effect here get an Info note.
 
 namespace mpath::config {
 
