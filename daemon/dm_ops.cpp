@@ -113,18 +113,18 @@ void DmOps::rename(const std::string &wwid, const std::string &name, const std::
 }
 
 void DmOps::remove(const std::string &wwid, const std::string &name, bool deferred,
-                   std::function<void(Result<void>)> done) {
+                   std::function<void(Result<bool>)> done) {
     ++daemon_.mutableCounters().removes;
     run<bool>(
         wwid, daemon_.env().dmDeadline,
         [name, deferred](mpath::dm::DeviceMapper &dm) -> Result<bool> {
             if (auto r = dm.remove(name, deferred); !r)
                 return r.error();
-            return true;
+            // A deferred removal of an open map leaves it until its last
+            // close.
+            return !dm.info(name);
         },
-        [done = std::move(done)](Result<bool> r) {
-            done(r ? Result<void>() : Result<void>(r.error()));
-        });
+        std::move(done));
 }
 
 void DmOps::message(const std::string &wwid, const std::string &name, const std::string &text,

@@ -42,8 +42,10 @@ public:
                 std::function<void(mpath::Result<void>)> done);
     void rename(const std::string &wwid, const std::string &name, const std::string &newName,
                 std::function<void(mpath::Result<void>)> done);
+    /// Removes \a name; done gets true when it is gone, false when it is
+    /// open and a deferred removal waits for its last close.
     void remove(const std::string &wwid, const std::string &name, bool deferred,
-                std::function<void(mpath::Result<void>)> done);
+                std::function<void(mpath::Result<bool>)> done);
     /// A target message ("fail_path 8:16"); logged when it fails.
     void message(const std::string &wwid, const std::string &name, const std::string &text,
                  std::function<void(mpath::Result<void>)> done = {});

@@ -361,7 +361,7 @@ void Reconciler::removeMap(MapRecord &rec) {
     logNotice(aboutMap(name, wwid), "its last path is gone: removing it");
     // Deferred: a map still open (a mounted file system) goes at its last
     // close rather than not at all.
-    daemon_.dmOps().remove(wwid, name, true, [this, wwid, name](Result<void> r) {
+    daemon_.dmOps().remove(wwid, name, true, [this, wwid, name](Result<bool> r) {
         --inFlight_;
         auto &state = daemon_.mutableState();
         if (!r) {
@@ -370,6 +370,8 @@ void Reconciler::removeMap(MapRecord &rec) {
             finish(wwid);
             return;
         }
+        if (!*r)
+            logNotice(aboutMap(name, wwid), "still open: removal deferred to its last close");
         state.maps.erase(wwid);
         daemon_.publishStatus();
         checkSettled();

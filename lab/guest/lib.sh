@@ -86,6 +86,14 @@ host_qmp() { host_request "{\"qmp\": $1}"; }
 host_unplug() { host_request "{\"unplug\": \"$1\"}"; }
 host_replug() { host_request "{\"replug\": \"$1\"}"; }
 
+# host_hang ID / host_resume ID: the host holds the reads and writes the
+# virtio-scsi disk ID (vdisk0, vdisk1) receives from now on (all but the
+# first), without answering: a path whose I/O hangs, not fails (QEMU's
+# I/O throttling at one byte a second). host_resume lets them complete.
+# Keep a hang under the guest's 30 s SCSI command timeout.
+host_hang() { host_request "{\"hang\": \"$1\"}"; }
+host_resume() { host_request "{\"resume\": \"$1\"}"; }
+
 # fio_verify NAME DEVICE SECONDS [fio args...]: random writes with
 # verification; prints fio's terse result; fails on any I/O or verify error.
 fio_verify() {

@@ -377,6 +377,31 @@ TEST(Daemon, TheLastPathGoneRemovesTheMapDeferred) {
     EXPECT_EQ(h.liveMaps().size(), 1u);
 }
 
+TEST(Daemon, AnOpenMapLosingItsLastPathGoesAtItsLastCloseAndSaysSo) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    h.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).setOpenCount("36001405bbbb", 1);
+        return 0;
+    });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    EXPECT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    EXPECT_EQ(h.liveMaps().size(), 2u) << "open: still there";
+    EXPECT_NE(h.logText().find("map 36001405bbbb: still open: removal deferred to its last close"),
+              std::string::npos)
+        << h.logText();
+    h.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).setOpenCount("36001405bbbb", 0);
+        return 0;
+    });
+    EXPECT_EQ(h.liveMaps().size(), 1u) << "gone at the last close";
+}
+
 TEST(Daemon, AMapRemovedBehindItsBackIsForgottenUntilAPathChanges) {
     DaemonHarness h;
     h.config(kTwoMapsConfig);
