@@ -47,7 +47,11 @@ struct Environment {
     /// Whether dm-lmpath can be used (loaded, or installed for the kernel
     /// to load on first use).
     std::function<bool()> lmpathAvailable{[] { return false; }};
-    mpath::sys::Executor::Options executor{};
+    /// Checks, priorities and device-mapper calls. A map's creation or
+    /// reload waits for udev to process its events (a few hundred ms on a
+    /// busy machine): a burst of them gets up to 28 more workers, so 64
+    /// maps are not made four at a time.
+    mpath::sys::Executor::Options executor{4, 16, 28};
     /// How long events may gather before the maps are planned again: a
     /// burst of path additions becomes one operation per map.
     std::chrono::milliseconds coalesce{std::chrono::milliseconds(200)};

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mpath/sys/thread_annotations.h>
 #include <sys/stat.h>
 #include <systemd/sd-journal.h>
@@ -102,7 +103,16 @@ void Log::write(Level level, const Subject &subject, const std::string &message)
                         subject.wwid.c_str(), nullptr);
         return;
     }
-    std::fprintf(stderr, "mpathd: %s: %s\n", std::string(toString(level)).c_str(), text.c_str());
+    // On a terminal or in a file, each line says when (local time, ms).
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    tm local{};
+    ::localtime_r(&now.tv_sec, &local);
+    char when[32];
+    const size_t n = std::strftime(when, sizeof(when), "%H:%M:%S", &local);
+    std::snprintf(when + n, sizeof(when) - n, ".%03ld", now.tv_nsec / 1000000);
+    std::fprintf(stderr, "%s mpathd: %s: %s\n", when, std::string(toString(level)).c_str(),
+                 text.c_str());
 }
 
 } // namespace mpathd

@@ -81,8 +81,9 @@ struct Executor::Core {
         for (;;) {
             std::shared_ptr<Job> job;
             // Stuck threads are counted in threads but do not take work:
-            // retire when more would take work than wanted.
-            while (!stopping && threads - stuck <= options.threads && !(job = takeRunnable()))
+            // with nothing to run, retire when more would take work than
+            // wanted (a stuck one came back, a burst is over).
+            while (!stopping && !(job = takeRunnable()) && threads - stuck <= options.threads)
                 wake.wait(mutex.native());
             if (!job) {
                 --threads;
@@ -191,6 +192,16 @@ Executor::JobId Executor::submit(std::string key, std::chrono::milliseconds time
     MutexLock lock(core_->mutex);
     core_->jobs.emplace(id, job);
     core_->queue.push_back(std::move(job));
+    // More jobs waiting than free workers: a burst worker, while there may
+    // be one. Not while stuck workers hold the pool below its size (they
+    // are past maxStuckThreads): then work waits, as it does without a
+    // burst.
+    const unsigned working = core_->threads - core_->stuck;
+    if (core_->queue.size() > working - core_->busy && working >= core_->options.threads &&
+        working < core_->options.threads + core_->options.burstThreads) {
+        ++core_->threads;
+        Core::startThread(core_);
+    }
     core_->wake.notify_all();
     return id;
 }

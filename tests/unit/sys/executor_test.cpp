@@ -254,6 +254,64 @@ TEST(Executor, ThreadsStayBoundedWhateverNumberOfDevicesHang) {
     ASSERT_TRUE(eventually([&] { return ex.stats().threads == 4; }));
 }
 
+TEST(Executor, ABurstOfWaitingJobsGetsBurstWorkersThatLeaveWhenItIsOver) {
+    ManualLoop loop;
+    Executor ex(loop, {2, 4, 6}); // 2 kept, up to 6 more for a burst
+    auto gate = std::make_shared<Gate>();
+    int done = 0;
+    for (int i = 0; i < 12; ++i)
+        ex.submit(
+            "map" + std::to_string(i), 10s, [gate] { gate->wait(); },
+            [&](Result<void> r) { done += r ? 1 : 0; });
+    EXPECT_TRUE(eventually([&] { return gate->waiting() == 8; }))
+        << "2 workers and 6 burst workers run 8 of the 12 jobs at once, not " << gate->waiting();
+    EXPECT_EQ(ex.stats().threads, 8u);
+    EXPECT_EQ(ex.stats().queued, 4u);
+    gate->open();
+    ASSERT_TRUE(loop.runUntil([&] { return done == 12; }));
+    EXPECT_TRUE(eventually([&] { return ex.stats().threads == 2; }))
+        << "the burst workers leave: " << ex.stats().threads << " threads";
+}
+
+TEST(Executor, BurstWorkersStayBoundedWhateverNumberOfDevicesHang) {
+    ManualLoop loop;
+    Executor ex(loop, {4, 16, 8});
+    auto gate = std::make_shared<Gate>();
+    int answered = 0;
+    for (int i = 0; i < 1000; ++i)
+        ex.submit(
+            "dev" + std::to_string(i), 1s, [gate] { gate->wait(); },
+            [&](Result<void>) { ++answered; });
+    ASSERT_TRUE(eventually([&] { return gate->waiting() == 12; }));
+    loop.advance(1s);
+    EXPECT_EQ(answered, 1000);
+    for (int i = 0; i < 1000; ++i) // more work while every worker is stuck
+        ex.submit(
+            "late" + std::to_string(i), 1s, [gate] { gate->wait(); }, [&](Result<void>) {});
+    loop.advance(1s);
+    EXPECT_LE(ex.stats().threads, 4u + 8u + 16u);
+    EXPECT_LE(gate->waiting(), 28);
+    gate->open();
+    ASSERT_TRUE(eventually([&] { return ex.stats().threads == 4; }));
+}
+
+TEST(Executor, WithoutBurstWorkersABurstWaitsForTheFixedPool) {
+    ManualLoop loop;
+    Executor ex(loop, {2, 4});
+    auto gate = std::make_shared<Gate>();
+    int done = 0;
+    for (int i = 0; i < 12; ++i)
+        ex.submit(
+            "map" + std::to_string(i), 10s, [gate] { gate->wait(); },
+            [&](Result<void>) { ++done; });
+    ASSERT_TRUE(eventually([&] { return gate->waiting() == 2; }));
+    std::this_thread::sleep_for(50ms);
+    EXPECT_EQ(gate->waiting(), 2);
+    EXPECT_EQ(ex.stats().threads, 2u);
+    gate->open();
+    ASSERT_TRUE(loop.runUntil([&] { return done == 12; }));
+}
+
 TEST(Executor, CancelledJobsAreNeverAnswered) {
     ManualLoop loop;
     Executor ex(loop, {1, 0});

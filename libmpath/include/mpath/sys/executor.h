@@ -27,6 +27,8 @@ namespace mpath::sys {
 ///   another thread takes its place while fewer than maxStuckThreads are
 ///   stuck, so a few hung devices do not stop the checks of the others.
 ///   Past that bound, new work waits for stuck jobs to return.
+/// - With burstThreads, a burst of jobs gets more workers for as long as
+///   it lasts.
 /// - Jobs with the same key never run at the same time and start in the
 ///   order they were submitted: one device's checks, one map's
 ///   device-mapper calls.
@@ -38,6 +40,10 @@ public:
     struct Options {
         unsigned threads{4};          ///< workers kept ready
         unsigned maxStuckThreads{16}; ///< extra workers for stuck ones, at most
+        /// Extra workers started while jobs wait and no worker is free,
+        /// at most; each leaves as soon as it finds nothing to run. For
+        /// work that mostly waits (a device-mapper call waiting for udev).
+        unsigned burstThreads{0};
     };
 
     /// What the pool is doing, for status output and tests.
