@@ -29,6 +29,14 @@ void twoMaps(DaemonHarness &h) {
     h.addDisk("sde", 64, 2, "36001405bbbb", "standby");
 }
 
+/// The daemon started on kTwoMapsConfig and twoMaps(), settled.
+void startWithTwoMaps(DaemonHarness &h) {
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    h.start();
+    h.settle();
+}
+
 bool contains(const std::vector<std::string> &v, const std::string &s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -37,10 +45,7 @@ bool contains(const std::vector<std::string> &v, const std::string &s) {
 
 TEST(Daemon, AssemblesAtStartTheMapsThePlanHasAndSaysReady) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     ASSERT_TRUE(h.daemon().ready()) << h.logText();
     EXPECT_TRUE(contains(h.notes(), "READY=1"));
     EXPECT_TRUE(contains(h.notes(), "STATUS=2 maps, 4 paths"));
@@ -150,10 +155,7 @@ TEST(Daemon, ABurstOfAThousandPathAddsBecomesOneCreatePerMap) {
 
 TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.checkers().set("/dev/sdb", CheckerState::Down, "sense 2/04/00");
     h.advance(5s);
@@ -167,10 +169,7 @@ TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
 
 TEST(Daemon, APathWhoseCheckHangsIsFailedAtTheCheckDeadline) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.checkers().hang("/dev/sdb");
     // The next check starts within one interval and has one interval to
@@ -274,10 +273,7 @@ TEST(Daemon, FailbackAfterSecondsWaitsThem) {
 
 TEST(Daemon, ReconfigureReloadsOnlyTheMapWhoseTableChanges) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.config(std::string(kTwoMapsConfig) + "multipaths {\n multipath {\n wwid 36001405bbbb\n"
                                            " path_selector \"queue-length 0\"\n }\n}\n");
@@ -291,10 +287,7 @@ TEST(Daemon, ReconfigureReloadsOnlyTheMapWhoseTableChanges) {
 
 TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.config("defaults {\n path_selector \"queue-length 0\"\n}\nblacklist {\n wwid \"[\"\n}\n");
     h.daemon().reconfigure();
@@ -306,10 +299,7 @@ TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
 
 TEST(Daemon, ARestartedDaemonAdoptsTheMapsAndChangesNothing) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     ASSERT_EQ(h.liveMaps().size(), 2u);
     h.clearCalls();
     h.restart(); // kill -9 and start again
@@ -321,10 +311,7 @@ TEST(Daemon, ARestartedDaemonAdoptsTheMapsAndChangesNothing) {
 
 TEST(Daemon, AdoptionFailsAgainThePathsTheCheckerFindsDown) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.checkers().set("/dev/sdc", CheckerState::Down);
     h.restart();
@@ -336,10 +323,7 @@ TEST(Daemon, AdoptionFailsAgainThePathsTheCheckerFindsDown) {
 
 TEST(Daemon, AHungDeviceMapperCallOfOneMapLeavesTheOtherServed) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     // Map A's next reload hangs in the kernel (a suspend waiting for I/O).
     auto gate = std::make_shared<std::promise<void>>();
     std::shared_future<void> opened = gate->get_future().share();
@@ -363,10 +347,7 @@ TEST(Daemon, AHungDeviceMapperCallOfOneMapLeavesTheOtherServed) {
 
 TEST(Daemon, TheLastPathGoneRemovesTheMapDeferred) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     h.inject("remove", "sdd");
     h.settle();
@@ -379,10 +360,7 @@ TEST(Daemon, TheLastPathGoneRemovesTheMapDeferred) {
 
 TEST(Daemon, AnOpenMapLosingItsLastPathGoesAtItsLastCloseAndSaysSo) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.dm().with([](mpath::dm::DeviceMapper &dm) {
         static_cast<mpath::testing::FakeDeviceMapper &>(dm).setOpenCount("36001405bbbb", 1);
         return 0;
@@ -404,10 +382,7 @@ TEST(Daemon, AnOpenMapLosingItsLastPathGoesAtItsLastCloseAndSaysSo) {
 
 TEST(Daemon, AMapRemovedBehindItsBackIsForgottenUntilAPathChanges) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.dm().with([](mpath::dm::DeviceMapper &dm) { return dm.remove("36001405bbbb").ok(); });
     h.injectMap("remove", "36001405bbbb", "");
     h.clearCalls();
@@ -421,10 +396,7 @@ TEST(Daemon, AMapRemovedBehindItsBackIsForgottenUntilAPathChanges) {
 
 TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.advance(1s);
     const unsigned before = h.checkers().checks("/dev/sdc");
     h.injectMap("change", "36001405aaaa", "PATH_FAILED", "8:32");
@@ -436,10 +408,7 @@ TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
 
 TEST(Daemon, ASizeChangeResizesTheMap) {
     DaemonHarness h;
-    h.config(kTwoMapsConfig);
-    twoMaps(h);
-    h.start();
-    h.settle();
+    startWithTwoMaps(h);
     h.clearCalls();
     for (auto [name, minor, host] : {std::tuple{"sdd", 48u, 1u}, {"sde", 64u, 2u}}) {
         SysfsTreeBuilder::ScsiDisk d;

@@ -108,6 +108,22 @@ private:
     void unknown(unsigned no, const std::string &kw);
     std::optional<std::string> value(unsigned no, const std::string &kw,
                                      const std::vector<Token> &tokens, bool restOfLine);
+    /// The value of keyword \a k on line \a no, parsed by its rule; nullopt
+    /// (and a warning when it is invalid) when there is none to apply.
+    template <typename K>
+    std::optional<typename K::Value> parsedValue(unsigned no, const std::string &kw, const K &k,
+                                                 const std::vector<Token> &tokens,
+                                                 bool restOfLine) {
+        auto text = value(no, kw, tokens, restOfLine);
+        if (!text)
+            return std::nullopt;
+        typename K::Value v{};
+        if (std::string err = detail::parseValue(kw, *text, k.rule, v); !err.empty()) {
+            warn(no, err);
+            return std::nullopt;
+        }
+        return v;
+    }
     bool regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out);
     Blacklist &currentBlacklist();
 
@@ -368,21 +384,15 @@ bool Parser::setting(unsigned no, const std::string &kw, const std::vector<Token
                          std::string(sectionName(ctx())) + "; ignored");
             return;
         }
-        auto text = value(no, kw, tokens, k.rule.syntax == detail::Syntax::RestOfLine);
-        if (!text)
+        auto v = parsedValue(no, kw, k, tokens, k.rule.syntax == detail::Syntax::RestOfLine);
+        if (!v)
             return;
-        typename std::remove_cvref_t<decltype(k)>::Value v{};
-        std::string err = detail::parseValue(kw, *text, k.rule, v);
-        if (!err.empty()) {
-            warn(no, err);
-            return;
-        }
-        if constexpr (std::is_same_v<decltype(v), std::vector<std::string>>) {
-            if (k.name == "features" && hasWord(v, "queue_if_no_path"))
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*v)>, std::vector<std::string>>) {
+            if (k.name == "features" && hasWord(*v, "queue_if_no_path"))
                 warn(no, "option 'features \"1 queue_if_no_path\"' is deprecated, please use "
                          "'no_path_retry queue' instead");
         }
-        target.*k.field = std::move(v);
+        target.*k.field = std::move(*v);
         target.where[std::string(k.name)] = {file_, no};
     });
     return found;
@@ -396,16 +406,10 @@ bool Parser::global(unsigned no, const std::string &kw, const std::vector<Token>
         if (found || k.name != kw)
             return;
         found = true;
-        auto text = value(no, kw, tokens, false);
-        if (!text)
+        auto v = parsedValue(no, kw, k, tokens, false);
+        if (!v)
             return;
-        typename std::remove_cvref_t<decltype(k)>::Value v{};
-        std::string err = detail::parseValue(kw, *text, k.rule, v);
-        if (!err.empty()) {
-            warn(no, err);
-            return;
-        }
-        config_.globals.*k.field = std::move(v);
+        config_.globals.*k.field = std::move(*v);
         config_.globals.where[std::string(k.name)] = {file_, no};
         if (k.deprecated)
             warn(no, "\"" + kw + "\" is deprecated and will be disabled in a future release");
