@@ -112,12 +112,24 @@ Result<void> suspendResume(const std::string &name, bool suspend) {
     // device, freezing a filesystem on top is the filesystem's business.
     (void)dm_task_no_flush(t.get());
     (void)dm_task_skip_lockfs(t.get());
-    if (!suspend && !t.setCookie(0))
-        return failure(op, name, EIO);
+    if (!suspend) {
+        (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE); // see create()
+        if (!t.setCookie(0))
+            return failure(op, name, EIO);
+    }
     return runAndWait(t, op, name);
 }
 
 } // namespace
+
+DeviceMapperLib::DeviceMapperLib() {
+    // libdevmapper's one-time set-up (the control node, whether udev runs)
+    // is not guarded: done here, before any worker calls in.
+    (void)dm_udev_get_sync_support();
+    DmTask t(DM_DEVICE_VERSION);
+    if (t)
+        (void)t.run();
+}
 
 DeviceMapperLib::~DeviceMapperLib() {
     dm_lib_release();
@@ -216,7 +228,9 @@ Result<void> DeviceMapperLib::create(const std::string &name, const std::string 
             return r;
         if (!uuid.empty() && !dm_task_set_uuid(t.get(), uuid.c_str()))
             return Error{EINVAL, "create " + name + ": '" + uuid + "' is not a uuid"};
-        (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE);
+        // No node from libdevmapper, neither now nor at the resume: udev
+        // makes it (see nodeListLock()).
+        (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_RESUME);
         if (auto r = run(t, "create", name); !r)
             return r;
     }
@@ -294,7 +308,16 @@ Result<void> DeviceMapperLib::rename(const std::string &name, const std::string 
         return Error{EINVAL, "rename " + name + ": '" + newName + "' is not a device name"};
     if (!t.setCookie(0))
         return failure("rename", name, EIO);
-    return runAndWait(t, "rename", name);
+    // A rename always queues a node operation: nobody else's udev wait may
+    // take it before its own udev work is done (see nodeListLock()).
+    std::unique_lock<std::shared_mutex> alone(nodeListLock());
+    int r = t.run();
+    int w = t.waitLocked();
+    if (r < 0)
+        return failure("rename", name, -r);
+    if (w < 0)
+        return Error{EIO, "rename " + name + ": waiting for udev failed"};
+    return ok();
 }
 
 } // namespace mpath::sys

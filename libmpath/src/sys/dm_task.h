@@ -3,8 +3,21 @@
 #include <cerrno>
 #include <cstdint>
 #include <libdevmapper.h>
+#include <mutex>
+#include <shared_mutex>
 
 namespace mpath::sys {
+
+/// libdevmapper keeps one process-wide list of device-node operations to
+/// check after udev: a task adds to it when it runs, a udev wait empties
+/// it, neither under a lock. Our tasks add nothing to it (udev alone makes
+/// the nodes: DM_UDEV_DISABLE_LIBRARY_FALLBACK, and no node on create or
+/// resume) except a rename, which cannot avoid it. So udev waits share
+/// this lock and a rename holds it alone from its run to its wait.
+inline std::shared_mutex &nodeListLock() {
+    static std::shared_mutex lock;
+    return lock;
+}
 
 /// Owns one struct dm_task; destroys it, and releases an udev cookie that
 /// was set but never waited for.
@@ -13,7 +26,7 @@ public:
     explicit DmTask(int type) : task_(dm_task_create(type)) {}
     ~DmTask() {
         if (cookieSet_)
-            (void)dm_udev_wait(cookie_);
+            (void)wait();
         if (task_)
             dm_task_destroy(task_);
     }
@@ -25,10 +38,11 @@ public:
         return task_;
     }
 
-    /// Asks udev to process the uevents of this task; wait() waits for it.
+    /// Asks udev to process the uevents of this task, and to make or
+    /// remove its device node; wait() waits for it.
     bool setCookie(uint16_t flags) {
         cookie_ = 0;
-        if (!dm_task_set_cookie(task_, &cookie_, flags))
+        if (!dm_task_set_cookie(task_, &cookie_, flags | DM_UDEV_DISABLE_LIBRARY_FALLBACK))
             return false;
         cookieSet_ = true;
         return true;
@@ -45,6 +59,14 @@ public:
 
     /// Waits for udev to finish the uevents of a run task with a cookie.
     int wait() {
+        if (!cookieSet_)
+            return 0;
+        std::shared_lock<std::shared_mutex> lock(nodeListLock());
+        return waitLocked();
+    }
+
+    /// wait(), for a caller that holds nodeListLock() already.
+    int waitLocked() {
         if (!cookieSet_)
             return 0;
         cookieSet_ = false;

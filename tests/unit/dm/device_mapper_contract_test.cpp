@@ -14,7 +14,9 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace mpath;
 using model::DmPathState;
@@ -350,6 +352,50 @@ TEST_P(DeviceMapperContract, ARenameMovesTheMapAndRefusesATakenName) {
     auto taken = dm().rename(b, c);
     EXPECT_EQ(taken.code(), EEXIST);
     EXPECT_NE(taken.error().message.find(c), std::string::npos) << taken.error().message;
+}
+
+// mpathd calls device-mapper from several executor workers at once, for
+// different maps. libdevmapper keeps process-wide state (the device nodes
+// it still has to check after udev, among others): concurrent creates,
+// renames, removes and udev waits must neither crash nor lose a call.
+TEST_P(DeviceMapperContract, CallsForDifferentMapsFromManyThreadsAtOnceAllSucceed) {
+    if (GetParam() == "fake")
+        GTEST_SKIP() << "the fake is single-threaded: mpathd's tests serialize it "
+                        "(SerializedDeviceMapper)";
+    constexpr int kThreads = 8;
+    constexpr int kRounds = 5;
+    std::vector<std::string> failures[kThreads];
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        const std::string a = name("mt" + std::to_string(t) + "a");
+        const std::string b = name("mt" + std::to_string(t) + "b");
+        threads.emplace_back([this, t, a, b, &failures] {
+            auto note = [&](const char *what, const Error &e) {
+                failures[t].push_back(std::string(what) + ": " + e.message);
+            };
+            for (int r = 0; r < kRounds; ++r) {
+                if (auto c = dm().create(a, "mpath-" + a, table()); !c)
+                    note("create", c.error());
+                if (auto s = dm().status(a); !s)
+                    note("status", s.error());
+                if (auto l = dm().reload(a, table("1 queue_if_no_path")); !l)
+                    note("reload", l.error());
+                if (auto m = dm().rename(a, b); !m)
+                    note("rename", m.error());
+                if (auto x = dm().remove(b); !x)
+                    note("remove", x.error());
+            }
+        });
+    }
+    for (auto &th : threads)
+        th.join();
+    for (int t = 0; t < kThreads; ++t)
+        EXPECT_TRUE(failures[t].empty()) << "thread " << t << ": " << failures[t].size()
+                                         << " failed calls, first: " << failures[t].front();
+    auto left = dm().listMultipath();
+    ASSERT_TRUE(left);
+    for (const auto &d : *left)
+        EXPECT_EQ(d.name.rfind(prefix_ + "mt", 0), std::string::npos) << d.name << " was left";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceMapperContract,

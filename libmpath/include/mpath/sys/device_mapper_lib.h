@@ -12,13 +12,15 @@ namespace mpath::sys {
 /// dm::DeviceMapper over libdevmapper's ioctls. Errors name the operation,
 /// the device and the kernel's errno ("reload mpatha: Invalid argument").
 ///
-/// libdevmapper keeps process-wide state: use one instance from one thread
-/// at a time (mpathd runs its calls on the Executor with the map as key).
-/// Proven on a real kernel in the VM lab by the contract suite that also
-/// holds the fake to it.
+/// Calls for different devices may come from several threads at once
+/// (mpathd's executor workers): the process-wide state libdevmapper keeps
+/// unguarded is kept out of reach (see dm_task.h), and udev alone makes
+/// the device nodes, as with multipath-tools. Calls for one device must
+/// not overlap (mpathd keys them by map). Proven on a real kernel in the
+/// VM lab by the contract suite that also holds the fake to it.
 class DeviceMapperLib final : public dm::DeviceMapper {
 public:
-    DeviceMapperLib() = default;
+    DeviceMapperLib();
     ~DeviceMapperLib() override;
     DeviceMapperLib(const DeviceMapperLib &) = delete;
     DeviceMapperLib &operator=(const DeviceMapperLib &) = delete;
