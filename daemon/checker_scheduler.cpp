@@ -140,7 +140,7 @@ void CheckerScheduler::onResult(const std::string &kernelName,
             rec.path.dmState = DmPathState::Active;
             const std::string wwid = rec.mapWwid;
             daemon_.dmOps().message(wwid, mapName, "reinstate_path " + devt,
-                                    [this, wwid, kernelName, before](mpath::Result<void> r) {
+                                    [this, wwid, kernelName](mpath::Result<void> r) {
                                         if (r)
                                             daemon_.policies().pathRestored(wwid, kernelName);
                                     });
