@@ -120,14 +120,29 @@ echo "== with scsi_dh_alua attached"
 modprobe -r scsi_debug || die "cannot unload scsi_debug"
 modprobe scsi_dh_alua || die "cannot load scsi_dh_alua"
 load_luns
-# scsi_dh_alua's first RTPG runs after the disk appears: wait until every
-# port shows its state, and it holds still.
+# scsi_dh_alua's first RTPG runs after the disk appears, and until it has
+# answered access_state reads active/optimized, the handler's initial
+# value. Wait until each port shows the state its own RTPG answer gives
+# it; a rescan asks the handler again if it is slow to.
+own_state() { # own_state sdX: the ALUA state of the port group sdX is in
+	local tpg
+	tpg=$(sg_inq -p 0x83 "/dev/$1" 2>/dev/null | sed -n 's/.*[Tt]arget port group: *\(0x[0-9a-fA-F]*\).*/\1/p' | head -n 1)
+	[ -n "$tpg" ] || return 1
+	sg_rtpg -d "/dev/$1" 2>/dev/null | awk -v tpg="$tpg" '
+		/target port group id/ { split($0, a, ":"); split(a[2], b, " "); mine = (tolower(b[1]) == tolower(tpg)) }
+		mine && /asymmetric access state/ { sub(/.*\(/, ""); sub(/\).*/, ""); print; exit }'
+}
 settled() {
-	local p
+	local p want have
 	for p in "${sd[@]}"; do
-		grep -Eq 'active|standby|unavailable' "/sys/block/$p/device/access_state" 2>/dev/null || return 1
+		want=$(own_state "$p") || return 1
+		have=$(cat "/sys/block/$p/device/access_state" 2>/dev/null) || return 1
+		[ -n "$want" ] && [ "$have" = "$want" ] || return 1
 	done
 }
-wait_until 20 settled || die "access_state did not appear on every scsi_debug port"
-sleep 1
+if ! wait_until 10 settled; then
+	for p in "${sd[@]}"; do echo 1 > "/sys/block/$p/device/rescan"; done
+	wait_until 20 settled || die "access_state does not show each port's RTPG state: $(for p in "${sd[@]}"; do
+		echo "$p=$(cat "/sys/block/$p/device/access_state") rtpg=$(own_state "$p")"; done | tr '\n' ' ')"
+fi
 compare sysfs

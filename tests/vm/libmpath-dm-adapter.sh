@@ -53,8 +53,13 @@ result by_id_link "$([ -e "/dev/disk/by-id/dm-uuid-mpath-$wwid" ] && echo yes ||
 $dm list > "$RESULTS/list.txt" || die "list failed"
 grep -q "^mpt mpath-$wwid [0-9]*:[0-9]* multipath$" "$RESULTS/list.txt" ||
 	die "list does not show mpt: $(cat "$RESULTS/list.txt")"
-[ "$($dm table mpt)" = "$(dmsetup table mpt)" ] || die "table differs from dmsetup's"
-[ "$($dm status mpt)" = "$(dmsetup status mpt)" ] || die "status differs from dmsetup's"
+# The adapter gives the target's text without the blank the multipath
+# target ends its lines with.
+dmsetup_text() { dmsetup "$@" | sed 's/ *$//'; }
+ours=$($dm table mpt) theirs=$(dmsetup_text table mpt)
+[ "$ours" = "$theirs" ] || die "table differs from dmsetup's: '$ours' against '$theirs'"
+ours=$($dm status mpt) theirs=$(dmsetup_text status mpt)
+[ "$ours" = "$theirs" ] || die "status differs from dmsetup's: '$ours' against '$theirs'"
 $dm info mpt | grep -q "^uuid=mpath-$wwid$" || die "info shows the wrong uuid"
 $dm info nosuchmap 2>"$RESULTS/info-missing.err" && die "info of a missing map succeeded"
 
@@ -132,7 +137,8 @@ fio_verify lmreload /dev/mapper/mpl 8 > "$RESULTS/fio-lmpath.terse" 2> "$RESULTS
 fio=$!
 sleep 2
 $dm reload mpl "0 $size lmpath 0 0 1 1 queue-length 0 2 1 $a 1 $b 1" || die "reload of mpl failed"
-[ "$($dm table mpl)" = "$(dmsetup table mpl)" ] || die "mpl table differs from dmsetup's"
+ours=$($dm table mpl) theirs=$(dmsetup_text table mpl)
+[ "$ours" = "$theirs" ] || die "mpl table differs from dmsetup's: '$ours' against '$theirs'"
 dmsetup table mpl | grep -q "queue-length" || die "reload did not change mpl's selector"
 wait "$fio" || die "fio failed across the lmpath reload: $(cat "$RESULTS/fio-lmpath.err")"
 errs=$(cut -d';' -f5 "$RESULTS/fio-lmpath.terse" | head -n 1)
