@@ -20,7 +20,11 @@ using mpath::policy::PlannedMap;
 
 namespace {
 
+/// A failed create or reload is tried again after this, doubling with
+/// each failure up to kRetryMax: a kernel that refuses a table is asked
+/// again without a log line a second.
 constexpr std::chrono::milliseconds kRetry{1000};
+constexpr std::chrono::milliseconds kRetryMax{64000};
 /// How long planning waits for priorities that devices have not answered.
 constexpr std::chrono::seconds kPriorityWait{6};
 
@@ -324,10 +328,11 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
             if (it == maps.end())
                 return checkSettled();
             if (!r) {
-                logError(aboutMap(name, wwid), r.error().message);
+                failed(it->second, r.error());
                 finish(wwid);
                 return;
             }
+            it->second.failedRetryDelay = {};
             it->second.live = true;
             // Tools that keep off path devices read the wwids file.
             if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
@@ -342,13 +347,18 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "reloading (" + why + "): " + rec.planned->table);
-    daemon_.dmOps().reload(wwid, name, targets, [this, wwid, name](Result<void> r) {
+    daemon_.dmOps().reload(wwid, name, targets, [this, wwid](Result<void> r) {
         --inFlight_;
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end())
+            return checkSettled();
         if (!r) {
-            logError(aboutMap(name, wwid), r.error().message);
+            failed(it->second, r.error());
             finish(wwid);
             return;
         }
+        it->second.failedRetryDelay = {};
         refresh(wwid, [this, wwid] { finish(wwid); });
     });
 }
@@ -408,6 +418,21 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
         }
         if (then)
             then();
+    });
+}
+
+void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
+    rec.failedRetryDelay =
+        rec.failedRetryDelay.count() == 0 ? kRetry : std::min(rec.failedRetryDelay * 2, kRetryMax);
+    logError(aboutMap(rec.name, rec.wwid), error.message + "; trying again in " +
+                                               std::to_string(rec.failedRetryDelay.count() / 1000) +
+                                               " s");
+    const std::string wwid = rec.wwid;
+    rec.failedRetryTimer = daemon_.loop().addTimer(rec.failedRetryDelay, [this, wwid] {
+        auto &maps = daemon_.mutableState().maps;
+        if (auto it = maps.find(wwid); it != maps.end())
+            it->second.failedRetryTimer.reset();
+        schedule();
     });
 }
 

@@ -53,6 +53,8 @@ private:
     /// Reads the map back after a change and restores what a new table
     /// forgets: paths known to be down are failed again.
     void refresh(const std::string &wwid, std::function<void()> then = {});
+    /// A create or reload of \a rec failed: logs it and plans again later.
+    void failed(MapRecord &rec, const mpath::Error &error);
     void finish(const std::string &wwid);
     void checkSettled();
     bool bind(MapRecord &rec);

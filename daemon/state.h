@@ -46,6 +46,10 @@ struct MapRecord {
     std::optional<mpath::policy::PlannedMap> planned;
     bool busy{false};  ///< a create, reload, rename or remove runs
     bool dirty{false}; ///< plan again once the running operation ends
+    /// A create or reload failed: the pass that tries it again, and how long
+    /// the next failure waits (doubling up to a bound, reset by a success).
+    mpath::sys::EventLoop::SourcePtr failedRetryTimer;
+    std::chrono::milliseconds failedRetryDelay{0};
 
     /// no_path_retry N: I/O queues for N checker intervals after the last
     /// path fails, then fails.

@@ -479,3 +479,50 @@ TEST(Daemon, StoppingLeavesQueueingWithQueueWithoutDaemon) {
     EXPECT_TRUE(done);
     EXPECT_TRUE(h.calls().empty());
 }
+
+TEST(Daemon, AFailedCreateIsTriedAgainLaterWithAGrowingDelay) {
+    DaemonHarness h;
+    h.config(kTwoMapsConfig);
+    twoMaps(h);
+    auto failCreate = [&h] {
+        h.dm().with([](mpath::dm::DeviceMapper &dm) {
+            static_cast<mpath::testing::FakeDeviceMapper &>(dm).failNext(
+                mpath::testing::FakeDeviceMapper::Op::Create, EIO);
+            return 0;
+        });
+    };
+    failCreate();
+    h.start();
+    h.settle();
+    ASSERT_EQ(h.liveMaps().size(), 1u) << h.logText();
+    EXPECT_TRUE(h.logged("trying again in 1 s")) << h.logText();
+    // The second try fails as well: the one after it waits twice as long.
+    failCreate();
+    h.advance(1500ms);
+    EXPECT_EQ(h.liveMaps().size(), 1u) << h.logText();
+    EXPECT_TRUE(h.logged("trying again in 2 s")) << h.logText();
+    h.advance(1000ms);
+    EXPECT_EQ(h.liveMaps().size(), 1u) << "retried before its delay\n" << h.logText();
+    h.advance(1500ms);
+    h.settle();
+    EXPECT_EQ(h.liveMaps().size(), 2u) << h.logText();
+}
+
+TEST(Daemon, AFailedReloadIsTriedAgainLater) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).failNext(
+            mpath::testing::FakeDeviceMapper::Op::Reload, EBUSY);
+        return 0;
+    });
+    h.clearCalls();
+    h.addDisk("sdf", 80, 3, "36001405aaaa", "standby"); // a new path: A reloads
+    h.inject("add", "sdf");
+    h.settle();
+    EXPECT_TRUE(h.logged("trying again in 1 s")) << h.logText();
+    EXPECT_EQ(h.table("36001405aaaa").find("8:80"), std::string::npos);
+    h.advance(1500ms);
+    h.settle();
+    EXPECT_NE(h.table("36001405aaaa").find("8:80"), std::string::npos) << h.logText();
+}
