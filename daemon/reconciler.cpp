@@ -322,18 +322,10 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
     daemon_.dmOps().create(
         wwid, name, "mpath-" + wwid, targets, [this, wwid, name](Result<void> r) {
-            --inFlight_;
-            auto &maps = daemon_.mutableState().maps;
-            auto it = maps.find(wwid);
-            if (it == maps.end())
-                return checkSettled();
-            if (!r) {
-                failed(it->second, r.error());
-                finish(wwid);
+            MapRecord *created = tableLoaded(wwid, r);
+            if (!created)
                 return;
-            }
-            it->second.failedRetryDelay = {};
-            it->second.live = true;
+            created->live = true;
             // Tools that keep off path devices read the wwids file.
             if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
                 logWarning(aboutMap(name, wwid), added.error().message);
@@ -348,19 +340,26 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "reloading (" + why + "): " + rec.planned->table);
     daemon_.dmOps().reload(wwid, name, targets, [this, wwid](Result<void> r) {
-        --inFlight_;
-        auto &maps = daemon_.mutableState().maps;
-        auto it = maps.find(wwid);
-        if (it == maps.end())
-            return checkSettled();
-        if (!r) {
-            failed(it->second, r.error());
-            finish(wwid);
-            return;
-        }
-        it->second.failedRetryDelay = {};
-        refresh(wwid, [this, wwid] { finish(wwid); });
+        if (tableLoaded(wwid, r))
+            refresh(wwid, [this, wwid] { finish(wwid); });
     });
+}
+
+MapRecord *Reconciler::tableLoaded(const std::string &wwid, const Result<void> &r) {
+    --inFlight_;
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end()) {
+        checkSettled();
+        return nullptr;
+    }
+    if (!r) {
+        failed(it->second, r.error());
+        finish(wwid);
+        return nullptr;
+    }
+    it->second.failedRetryDelay = {};
+    return &it->second;
 }
 
 void Reconciler::removeMap(MapRecord &rec) {

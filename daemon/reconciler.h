@@ -53,6 +53,10 @@ private:
     /// Reads the map back after a change and restores what a new table
     /// forgets: paths known to be down are failed again.
     void refresh(const std::string &wwid, std::function<void()> then = {});
+    /// A create or reload of \a wwid's map answered \a r: the map's record
+    /// when it succeeded and the map is still known, else null (a failure
+    /// is logged and tried again later, and the operation finished).
+    MapRecord *tableLoaded(const std::string &wwid, const mpath::Result<void> &r);
     /// A create or reload of \a rec failed: logs it and plans again later.
     void failed(MapRecord &rec, const mpath::Error &error);
     void finish(const std::string &wwid);

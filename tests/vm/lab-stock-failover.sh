@@ -40,4 +40,7 @@ result fio_errors "$errs"
 [ "$errs" = 0 ] || die "fio reported error $errs"
 result fio_write_kib "$(cut -d';' -f47 "$RESULTS/fio.terse" | head -n 1)"
 result fio_write_iops "$(cut -d';' -f49 "$RESULTS/fio.terse" | head -n 1)"
-dmsetup remove lab-mp || die "cannot remove lab-mp"
+# fio's last close makes udev probe the map once more (its watch): let
+# that finish, or the remove meets a map still open.
+udevadm settle
+dmsetup remove --retry lab-mp || die "cannot remove lab-mp: $(dmsetup info lab-mp)"
