@@ -6,18 +6,8 @@
 # lab-timeout: 300
 . /lab/lib.sh
 
-# Leave the guest as found: later scenarios load scsi_debug with their
-# own parameters.
-cleanup() {
-	local m
-	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^mp[tl]'); do
-		dmsetup remove --force "$m" 2>/dev/null
-	done
-	udevadm settle
-	modprobe -r scsi_debug scsi_dh_alua 2>/dev/null
-	true
-}
-trap cleanup EXIT
+# The lab removes the maps and unloads scsi_debug and scsi_dh_alua after
+# each scenario (lab/CONTRACT.md).
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"
 # Three scsi_debug hosts that show one LUN (vpd_use_hostno=0); the standby

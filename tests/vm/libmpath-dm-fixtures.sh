@@ -8,18 +8,8 @@
 # lab-timeout: 240
 . /lab/lib.sh
 
-# Leave the guest as found: later scenarios load scsi_debug with their
-# own parameters.
-cleanup() {
-	local m
-	for m in $(dmsetup ls 2>/dev/null | awk '{print $1}' | grep '^fx-'); do
-		dmsetup remove --force "$m" 2>/dev/null
-	done
-	udevadm settle
-	modprobe -r scsi_debug scsi_dh_alua 2>/dev/null
-	true
-}
-trap cleanup EXIT
+# The lab removes the maps and unloads scsi_debug and scsi_dh_alua after
+# each scenario (lab/CONTRACT.md).
 
 modprobe scsi_dh_alua || die "cannot load scsi_dh_alua"
 # vpd_use_hostno=0: every host shows the same LUN identity and claims
