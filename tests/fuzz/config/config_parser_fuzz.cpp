@@ -7,6 +7,7 @@
 #include "mpath/state/bindings.h"
 #include "mpath/state/wwids_file.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +28,9 @@ void check(bool ok) {
 
 Config withoutLocations(Config c) {
     c.files.clear();
+    c.globals.where.clear();
+    c.defaults.where.clear();
+    c.overrides.where.clear();
     for (Blacklist *b : {&c.blacklist, &c.blacklistExceptions}) {
         for (auto *list : {&b->devnodes, &b->wwids, &b->properties, &b->protocols})
             for (auto &p : *list)
@@ -34,10 +38,14 @@ Config withoutLocations(Config c) {
         for (auto &d : b->devices)
             d.where = {};
     }
-    for (auto &d : c.devices)
+    for (auto &d : c.devices) {
         d.where = {};
-    for (auto &m : c.multipaths)
+        d.settings.where.clear();
+    }
+    for (auto &m : c.multipaths) {
         m.where = {};
+        m.settings.where.clear();
+    }
     return c;
 }
 
@@ -66,13 +74,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         EffectiveSettings e = c.effective("NETAPP", "LUN", "1", wwid);
         check(!e.entries().empty());
         check(!c.effectiveGlobals().entries().empty());
-        // What was accepted writes out and reads back the same, cleanly.
+        // What was accepted writes out and reads back the same, with no
+        // complaint the file itself did not get: a deprecated keyword that
+        // still applies (bindings_file) is written back and noted again.
         // (parse(), not parseString(): whole-config findings such as a
         // duplicated alias are reported again on the rewrite, by design.)
         ConfigResult again;
         again.config.ownFile = ownFile;
         parse(write(c), "again", again.config, again.diagnostics, ownFile);
-        check(again.diagnostics.empty());
+        for (const auto &d : again.diagnostics)
+            check(std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic &o) {
+                return o.message == d.message && o.severity == d.severity;
+            }));
         again.config.files = c.files;
         check(withoutLocations(again.config) == withoutLocations(c));
     }
