@@ -129,7 +129,14 @@ void CheckerScheduler::onResult(const std::string &kernelName,
                            outcome.message);
         if (live && rec.path.dmState != DmPathState::Failed) {
             rec.path.dmState = DmPathState::Failed;
-            daemon_.dmOps().message(rec.mapWwid, mapName, "fail_path " + devt);
+            daemon_.dmOps().message(rec.mapWwid, mapName, "fail_path " + devt,
+                                    [this, kernelName](mpath::Result<void> r) {
+                                        // Not failed after all: the next
+                                        // check that finds it down says so
+                                        // again.
+                                        if (!r)
+                                            setDmState(kernelName, DmPathState::Unknown);
+                                    });
         }
     } else if (up(outcome.state)) {
         const bool restored = down(before) || rec.path.dmState == DmPathState::Failed;
@@ -143,6 +150,8 @@ void CheckerScheduler::onResult(const std::string &kernelName,
                                     [this, wwid, kernelName](mpath::Result<void> r) {
                                         if (r)
                                             daemon_.policies().pathRestored(wwid, kernelName);
+                                        else // still failed: the next check asks again
+                                            setDmState(kernelName, DmPathState::Failed);
                                     });
             daemon_.paths().reprioritize(kernelName);
         }
@@ -158,6 +167,12 @@ void CheckerScheduler::onResult(const std::string &kernelName,
     arm(kernelName, rec.interval);
 }
 
+void CheckerScheduler::setDmState(const std::string &kernelName, DmPathState s) {
+    auto &paths = daemon_.mutableState().paths;
+    if (auto it = paths.find(kernelName); it != paths.end())
+        it->second.path.dmState = s;
+}
+
 void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &devt, bool failed) {
     State &state = daemon_.mutableState();
     for (auto &[name, rec] : state.paths) {
@@ -165,7 +180,9 @@ void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &d
             continue;
         rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
         if (failed) {
-            logWarning(aboutPath(name, state.maps[wwid].name), "device-mapper failed it");
+            auto map = state.maps.find(wwid);
+            logWarning(aboutPath(name, map == state.maps.end() ? wwid : map->second.name),
+                       "device-mapper failed it");
             checkSoon(name); // is it down, or was it one I/O error?
         }
         daemon_.policies().update(wwid);

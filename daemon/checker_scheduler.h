@@ -38,6 +38,8 @@ private:
     void arm(const std::string &kernelName, std::chrono::milliseconds after);
     void check(const std::string &kernelName);
     void onResult(const std::string &kernelName, mpath::checkers::CheckOutcome outcome);
+    /// What the daemon takes the kernel's state of path \a kernelName to be.
+    void setDmState(const std::string &kernelName, mpath::model::DmPathState s);
 
     Daemon &daemon_;
 };

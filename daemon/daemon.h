@@ -98,6 +98,8 @@ public:
     void stop(std::function<void()> done);
 
     bool ready() const { return ready_; }
+    /// SIGTERM came: no more planning, no queueing turned back on.
+    bool stopping() const { return stopping_; }
     const State &state() const { return state_; }
     const Counters &counters() const { return counters_; }
     const mpath::config::Config &config() const { return config_; }

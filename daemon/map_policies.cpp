@@ -35,6 +35,8 @@ void MapPolicies::update(const std::string &wwid) {
     auto it = state.maps.find(wwid);
     if (it == state.maps.end() || !it->second.live || !it->second.planned)
         return;
+    if (daemon_.stopping())
+        return; // queueing was turned off for good: nobody would end a wait
     MapRecord &rec = it->second;
     const unsigned usableNow = usablePaths(wwid);
     const auto &firstPath =
@@ -66,7 +68,7 @@ void MapPolicies::update(const std::string &wwid) {
                 m->second.queueingDisabled = true;
                 logWarning(aboutMap(m->second.name, wwid),
                            "no path returned in time: queued I/O fails now");
-                daemon_.dmOps().message(wwid, m->second.name, "fail_if_no_path");
+                failQueuedIo(wwid);
             });
             break;
         }
@@ -81,6 +83,32 @@ void MapPolicies::update(const std::string &wwid) {
             daemon_.dmOps().message(wwid, rec.name, "queue_if_no_path");
         }
     }
+}
+
+void MapPolicies::failQueuedIo(const std::string &wwid) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end())
+        return;
+    daemon_.dmOps().message(
+        wwid, it->second.name, "fail_if_no_path", [this, wwid](mpath::Result<void> r) {
+            auto &maps = daemon_.mutableState().maps;
+            auto m = maps.find(wwid);
+            if (r || m == maps.end() || !m->second.queueingDisabled)
+                return;
+            // Still queueing in the kernel: I/O would wait for good. Again
+            // after a checker interval.
+            const auto interval =
+                std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value));
+            m->second.retryTimer = daemon_.loop().addTimer(interval, [this, wwid] {
+                auto &maps = daemon_.mutableState().maps;
+                if (auto m = maps.find(wwid); m != maps.end()) {
+                    m->second.retryTimer.reset();
+                    if (m->second.queueingDisabled)
+                        failQueuedIo(wwid);
+                }
+            });
+        });
 }
 
 void MapPolicies::pathRestored(const std::string &wwid, const std::string &kernelName) {

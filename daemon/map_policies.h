@@ -22,6 +22,10 @@ public:
     /// The usable paths of map \a wwid may have changed.
     void update(const std::string &wwid);
 
+    /// no_path_retry ran out for map \a wwid: fail_if_no_path, sent again
+    /// while the kernel refuses it.
+    void failQueuedIo(const std::string &wwid);
+
     /// Path \a kernelName of map \a wwid was reinstated.
     void pathRestored(const std::string &wwid, const std::string &kernelName);
 

@@ -76,8 +76,12 @@ bool Reconciler::sameTable(const LiveMap &live, const PlannedMap &planned) {
 }
 
 void Reconciler::schedule() {
-    if (timer_)
+    if (timer_ || daemon_.stopping())
         return;
+    if (adopting_) {
+        planAfterAdoption_ = true; // the maps there are not all read yet
+        return;
+    }
     timer_ = daemon_.loop().addTimer(daemon_.env().coalesce, [this] {
         timer_.reset();
         pass();
@@ -89,14 +93,34 @@ void Reconciler::run() {
     pass();
 }
 
-void Reconciler::adopt(std::function<void()> done) {
+void Reconciler::adopt(std::function<void()> whenDone) {
+    adopting_ = true;
     ++inFlight_;
+    // Planning waits for every map to be read: a pass in between would
+    // take a map not read yet for one to create or reload.
+    auto done = [this, whenDone = std::move(whenDone)] {
+        adopting_ = false;
+        if (whenDone)
+            whenDone();
+        if (planAfterAdoption_) {
+            planAfterAdoption_ = false;
+            schedule();
+        }
+    };
     daemon_.dmOps().list(
         [this, done = std::move(done)](Result<std::vector<mpath::dm::Device>> devices) mutable {
             --inFlight_;
             if (!devices) {
-                logError({}, "cannot list device-mapper maps: " + devices.error().message);
-                done();
+                // Planning now would make again maps that are there.
+                logError({}, "cannot list device-mapper maps: " + devices.error().message +
+                                 "; trying again in 1 s");
+                ++inFlight_;
+                adoptRetry_ = daemon_.loop().addTimer(kRetry, [this, done]() mutable {
+                    adoptRetry_.reset();
+                    --inFlight_;
+                    adopting_ = false;
+                    adopt(std::move(done));
+                });
                 return;
             }
             auto remaining = std::make_shared<size_t>(0);
@@ -129,6 +153,7 @@ void Reconciler::adopt(std::function<void()> done) {
                         if (live) {
                             it->second.liveMap = live->map;
                             it->second.liveStatus = live->status;
+                            takePathStates(live->map);
                             logInfo(aboutMap(it->second.name, wwid), "adopted");
                         } else {
                             logWarning(aboutMap(it->second.name, wwid),
@@ -142,6 +167,12 @@ void Reconciler::adopt(std::function<void()> done) {
 }
 
 void Reconciler::pass() {
+    if (daemon_.stopping())
+        return;
+    if (adopting_) {
+        planAfterAdoption_ = true;
+        return;
+    }
     PathTracker &paths = daemon_.paths();
     if (paths.prioritiesPending()) {
         const auto now = std::chrono::steady_clock::now();
@@ -322,6 +353,10 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
     daemon_.dmOps().create(
         wwid, name, "mpath-" + wwid, targets, [this, wwid, name](Result<void> r) {
+            if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
+                adoptAfterCreate(wwid, name, r.error());
+                return;
+            }
             MapRecord *created = tableLoaded(wwid, r);
             if (!created)
                 return;
@@ -342,6 +377,39 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     daemon_.dmOps().reload(wwid, name, targets, [this, wwid](Result<void> r) {
         if (tableLoaded(wwid, r))
             refresh(wwid, [this, wwid] { finish(wwid); });
+    });
+}
+
+void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &name,
+                                  const mpath::Error &error) {
+    // The map may be there all the same: a create that answered after its
+    // deadline, a map made meanwhile by someone else, or one of ours whose
+    // deferred removal still waits for its last close. Ours if the uuid is.
+    daemon_.dmOps().read(wwid, name, [this, wwid, name, error](Result<LiveMap> live) {
+        State &state = daemon_.mutableState();
+        auto it = state.maps.find(wwid);
+        const bool ours = live && live->device.uuid == "mpath-" + wwid;
+        if (it == state.maps.end() || !ours) {
+            (void)tableLoaded(wwid, error);
+            return;
+        }
+        MapRecord &rec = it->second;
+        rec.live = true;
+        rec.liveMap = live->map;
+        rec.liveStatus = live->status;
+        rec.target = live->map.target;
+        takePathStates(live->map);
+        if (state.removing.erase(wwid)) {
+            // Our own removal, deferred to a last close that has not come:
+            // the map is wanted again.
+            logNotice(aboutMap(name, wwid), "wanted again: its deferred removal is cancelled");
+            daemon_.dmOps().message(wwid, name, "@cancel_deferred_remove");
+        } else {
+            logNotice(aboutMap(name, wwid), "it is there already (" + error.message + "): adopted");
+        }
+        rec.dirty = true; // its table is compared with the plan once more
+        if (tableLoaded(wwid, mpath::ok()))
+            finish(wwid);
     });
 }
 
@@ -405,19 +473,30 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
             rec->second.liveMap = live->map;
             rec->second.liveStatus = live->status;
             rec->second.target = live->map.target;
+            takePathStates(live->map);
             // A new table starts every path active: fail again those the
             // checker found down.
             for (const auto &g : live->map.groups)
                 for (const auto &lp : g.paths)
                     for (auto &[pname, p] : state.paths)
-                        if (p.path.devt == lp.devt && down(p.path.checkerState))
+                        if (p.path.devt == lp.devt && down(p.path.checkerState)) {
+                            p.path.dmState = mpath::model::DmPathState::Failed;
                             daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
+                        }
         } else if (!live) {
             logWarning(aboutMap(name, wwid), "cannot read it back: " + live.error().message);
         }
         if (then)
             then();
     });
+}
+
+void Reconciler::takePathStates(const Map &live) {
+    for (const auto &g : live.groups)
+        for (const auto &lp : g.paths)
+            for (auto &[name, p] : daemon_.mutableState().paths)
+                if (p.path.devt == lp.devt)
+                    p.path.dmState = lp.dmState;
 }
 
 void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {

@@ -37,7 +37,9 @@ public:
     void adopt(std::function<void()> done);
 
     /// Nothing scheduled and no device-mapper call running.
-    bool settled() const { return !timer_ && inFlight_ == 0 && !waitingForPriorities_; }
+    bool settled() const {
+        return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_;
+    }
 
     /// Whether the tables of \a live and \a planned are the same, apart
     /// from what changes at runtime (the group I/O goes to).
@@ -56,10 +58,18 @@ private:
     /// A create or reload of \a wwid's map answered \a r: the map's record
     /// when it succeeded and the map is still known, else null (a failure
     /// is logged and tried again later, and the operation finished).
+    /// A create of \a wwid's map as \a name failed with \a error (it exists,
+    /// or no answer in time): adopts the map if it is there with our uuid.
+    void adoptAfterCreate(const std::string &wwid, const std::string &name,
+                          const mpath::Error &error);
     MapRecord *tableLoaded(const std::string &wwid, const mpath::Result<void> &r);
     /// A create or reload of \a rec failed: logs it and plans again later.
     void failed(MapRecord &rec, const mpath::Error &error);
     void finish(const std::string &wwid);
+    /// The kernel's view of each path in \a live (active or failed) becomes
+    /// the daemon's: a path failed before a restart is reinstated when its
+    /// check says it is up.
+    void takePathStates(const mpath::model::Map &live);
     void checkSettled();
     bool bind(MapRecord &rec);
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
@@ -68,6 +78,9 @@ private:
     mpath::sys::EventLoop::SourcePtr timer_;
     unsigned inFlight_{0};
     bool waitingForPriorities_{false};
+    bool adopting_{false};          ///< maps device-mapper has are being read
+    bool planAfterAdoption_{false}; ///< something asked for a pass meanwhile
+    mpath::sys::EventLoop::SourcePtr adoptRetry_;
     std::chrono::steady_clock::time_point waitingSince_{};
 };
 

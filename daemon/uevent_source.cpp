@@ -6,6 +6,9 @@
 #include "path_tracker.h"
 #include "reconciler.h"
 
+#include <set>
+#include <vector>
+
 namespace mpathd {
 
 using mpath::discovery::UdevDevice;
@@ -35,12 +38,36 @@ void UeventSource::onReadable() {
     for (int i = 0; i < 1024; ++i) {
         auto event = udev.receive();
         if (!event) {
+            if (event.code() == ENOBUFS) {
+                rescan();
+                continue;
+            }
             if (event.code() != EAGAIN)
                 logWarning({}, event.error().message);
             return;
         }
         handle(*event);
     }
+}
+
+void UeventSource::rescan() {
+    logWarning({}, "udev events were lost (receive buffer full): listing the block devices again");
+    auto devices = daemon_.env().udev->enumerate("block", "disk");
+    if (!devices) {
+        logError({}, "cannot list block devices: " + devices.error().message);
+        return;
+    }
+    std::set<std::string> present;
+    for (const auto &d : *devices)
+        if (daemon_.paths().update(d))
+            present.insert(d.sysname);
+    std::vector<std::string> gone;
+    for (const auto &[name, rec] : daemon_.state().paths)
+        if (!present.count(name))
+            gone.push_back(name);
+    for (const auto &name : gone)
+        daemon_.paths().remove(name);
+    daemon_.reconciler().schedule();
 }
 
 void UeventSource::handle(const UdevDevice &event) {

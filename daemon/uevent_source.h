@@ -25,6 +25,9 @@ public:
 
 private:
     void onReadable();
+    /// Events were lost: the block devices present are described again and
+    /// the paths no longer there forgotten.
+    void rescan();
     void mapEvent(const mpath::discovery::UdevDevice &event);
 
     Daemon &daemon_;

@@ -94,6 +94,19 @@ public:
         udev_->inject(d);
     }
 
+    /// Like inject(), but the event is lost (the monitor's buffer was full).
+    void lose(const std::string &action, const std::string &name) {
+        mpath::discovery::UdevDevice d;
+        for (const auto &e : udev_->enumerate("block", "disk").value())
+            if (e.sysname == name)
+                d = e;
+        d.sysname = name;
+        d.subsystem = "block";
+        d.devtype = "disk";
+        d.action = action;
+        udev_->lose(d);
+    }
+
     /// A device-mapper uevent: PATH_FAILED / PATH_REINSTATED, or "remove".
     void injectMap(const std::string &action, const std::string &wwid, const std::string &dmAction,
                    const std::string &devt = "") {

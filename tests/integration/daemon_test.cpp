@@ -9,6 +9,7 @@
 
 using namespace mpathd_test;
 using mpath::model::CheckerState;
+using mpath::model::DmPathState;
 
 namespace {
 
@@ -525,4 +526,139 @@ TEST(Daemon, AFailedReloadIsTriedAgainLater) {
     h.advance(1500ms);
     h.settle();
     EXPECT_NE(h.table("36001405aaaa").find("8:80"), std::string::npos) << h.logText();
+}
+
+namespace {
+
+/// Runs \a fn on the fake device-mapper under the daemon.
+void onFake(DaemonHarness &h, const std::function<void(mpath::testing::FakeDeviceMapper &)> &fn) {
+    h.dm().with([&](mpath::dm::DeviceMapper &dm) {
+        fn(static_cast<mpath::testing::FakeDeviceMapper &>(dm));
+        return 0;
+    });
+}
+
+} // namespace
+
+TEST(Daemon, ARestartedDaemonReinstatesAPathTheKernelHadFailedOnceItsCheckSaysUp) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    // The path failed in the kernel while no daemon ran (or the one that
+    // ran was killed before it reinstated it); it is fine now.
+    onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message("36001405aaaa", 0, "fail_path 8:32")); });
+    h.clearCalls();
+    h.restart();
+    h.settle();
+    h.advance(1s);
+    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
+    EXPECT_FALSE(h.called("message 36001405aaaa reinstate_path 8:16")) << "8:16 was active";
+}
+
+TEST(Daemon, EventsDuringAdoptionWaitUntilEveryMapIsRead) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.clearCalls();
+    // Reading map A's status at adoption takes a while.
+    auto gate = std::make_shared<std::promise<void>>();
+    std::shared_future<void> opened = gate->get_future().share();
+    h.dm().setHook([opened](const std::string &op, const std::string &name) {
+        if (op == "status" && name == "36001405aaaa")
+            opened.wait_for(std::chrono::seconds(20));
+    });
+    h.restart();
+    h.inject("change", "sdb"); // an event while A is not read yet
+    h.advance(2s);
+    gate->set_value();
+    h.settle();
+    h.dm().setHook({});
+    EXPECT_TRUE(h.daemon().ready());
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_EQ(h.count("create "), 0u) << h.logText();
+}
+
+TEST(Daemon, AMapWhoseDeferredRemovalWaitsIsKeptWhenItsPathsReturn) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    onFake(h, [](auto &dm) { dm.setOpenCount("36001405bbbb", 1); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    ASSERT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    // The paths come back before the map's last close.
+    h.addDisk("sdd", 48, 1, "36001405bbbb", "active/optimized");
+    h.addDisk("sde", 64, 2, "36001405bbbb", "standby");
+    h.inject("add", "sdd");
+    h.inject("add", "sde");
+    h.settle();
+    EXPECT_TRUE(h.called("message 36001405bbbb @cancel_deferred_remove")) << h.logText();
+    EXPECT_TRUE(h.logged("its deferred removal is cancelled")) << h.logText();
+    onFake(h, [](auto &dm) { dm.setOpenCount("36001405bbbb", 0); });
+    EXPECT_EQ(h.liveMaps().size(), 2u) << "the map went at its last close after all";
+    h.advance(5s);
+    EXPECT_FALSE(h.logged("trying again")) << h.logText();
+}
+
+TEST(Daemon, AFailPathTheKernelRefusedIsSentAgainAtTheNextCheck) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.clearCalls();
+    onFake(h, [](auto &dm) { dm.failNext(mpath::testing::FakeDeviceMapper::Op::Message, EIO); });
+    h.checkers().set("/dev/sdb", CheckerState::Down);
+    h.advance(12s); // two checks at polling_interval 5
+    EXPECT_GE(h.count("message 36001405aaaa fail_path 8:16"), 2u) << h.logText();
+    auto *map = static_cast<const mpath::model::Map *>(nullptr);
+    onFake(h, [&](auto &dm) { map = dm.map("36001405aaaa"); });
+    ASSERT_NE(map, nullptr);
+    bool failed = false;
+    for (const auto &g : map->groups)
+        for (const auto &p : g.paths)
+            failed = failed || (p.devtString() == "8:16" && p.dmState == DmPathState::Failed);
+    EXPECT_TRUE(failed) << "8:16 is failed in the kernel in the end";
+}
+
+TEST(Daemon, AReinstateTheKernelRefusedIsSentAgainAtTheNextCheck) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.checkers().set("/dev/sdb", CheckerState::Down);
+    h.advance(6s);
+    ASSERT_TRUE(h.called("message 36001405aaaa fail_path 8:16")) << h.logText();
+    h.clearCalls();
+    onFake(h, [](auto &dm) { dm.failNext(mpath::testing::FakeDeviceMapper::Op::Message, EIO); });
+    h.checkers().set("/dev/sdb", CheckerState::Up);
+    h.advance(12s);
+    EXPECT_GE(h.count("message 36001405aaaa reinstate_path 8:16"), 2u) << h.logText();
+}
+
+TEST(Daemon, NothingIsPlannedOnceStopping) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n no_path_retry queue\n dm_target multipath\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    bool done = false;
+    h.daemon().stop([&] { done = true; });
+    h.settle();
+    ASSERT_TRUE(done);
+    h.clearCalls();
+    // A path arrives while the process is on its way out.
+    h.addDisk("sdf", 80, 3, "36001405aaaa");
+    h.inject("add", "sdf");
+    h.advance(2s);
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_FALSE(h.called("message 36001405aaaa queue_if_no_path")) << h.logText();
+}
+
+TEST(Daemon, LostUdevEventsAreMadeUpForByListingTheDevicesAgain) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    // sdf joins map A, and sdc leaves, but the monitor's buffer was full.
+    h.addDisk("sdf", 80, 3, "36001405aaaa", "standby");
+    h.lose("add", "sdf");
+    h.lose("remove", "sdc");
+    h.settle();
+    h.advance(1s);
+    EXPECT_TRUE(h.logged("udev events were lost")) << h.logText();
+    const std::string table = h.table("36001405aaaa");
+    EXPECT_NE(table.find("8:80"), std::string::npos) << table;
+    EXPECT_EQ(table.find("8:32"), std::string::npos) << table;
 }

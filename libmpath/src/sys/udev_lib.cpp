@@ -113,6 +113,11 @@ Result<void> UdevLib::startMonitor(const std::vector<std::string> &subsystems) {
         if (int r = udev_monitor_filter_add_match_subsystem_devtype(m.get(), s.c_str(), nullptr);
             r < 0)
             return Error::fromErrno(-r, "udev: monitor subsystem " + s);
+    // A host scan sends thousands of events at once: room for them, as
+    // udevd has (raising it past the system's limit needs CAP_NET_ADMIN,
+    // and without it the default stays; a lost event is then seen as
+    // ENOBUFS by receive()).
+    (void)udev_monitor_set_receive_buffer_size(m.get(), 128 * 1024 * 1024);
     if (int r = udev_monitor_enable_receiving(m.get()); r < 0)
         return Error::fromErrno(-r, "udev: monitor");
     h_->monitor = std::move(m);

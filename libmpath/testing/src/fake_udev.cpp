@@ -41,6 +41,16 @@ void FakeUdev::inject(UdevDevice event) {
     (void)!::write(eventFd_, &one, sizeof(one));
 }
 
+void FakeUdev::lose(UdevDevice event) {
+    if (event.action == "remove")
+        std::erase_if(devices_, [&](const UdevDevice &d) { return d.syspath == event.syspath; });
+    else
+        addDevice(std::move(event));
+    overflowed_ = true;
+    uint64_t one = 1;
+    (void)!::write(eventFd_, &one, sizeof(one));
+}
+
 Result<UdevPropertyMap> FakeUdev::properties(const std::string &kernelName) const {
     for (const auto &d : devices_)
         if (d.subsystem == "block" && d.sysname == kernelName)
@@ -80,6 +90,14 @@ bool FakeUdev::wanted(const UdevDevice &d) const {
 Result<UdevDevice> FakeUdev::receive() {
     if (!monitoring_)
         return Error{EBADF, "udev: the monitor is not started"};
+    if (overflowed_) {
+        overflowed_ = false;
+        if (events_.empty()) {
+            uint64_t v;
+            (void)!::read(eventFd_, &v, sizeof(v));
+        }
+        return Error{ENOBUFS, "udev: receive: No buffer space available"};
+    }
     while (!events_.empty() && !wanted(events_.front()))
         events_.pop_front();
     Result<UdevDevice> r = Error{EAGAIN, "udev: no event waits"};

@@ -25,6 +25,11 @@ public:
     /// even before startMonitor(), as the kernel queues them in the socket.
     void inject(discovery::UdevDevice event);
 
+    /// Applies \p event to the device list like inject(), but the event is
+    /// lost, as when the monitor's receive buffer is full: the next
+    /// receive() fails with ENOBUFS.
+    void lose(discovery::UdevDevice event);
+
     Result<discovery::UdevPropertyMap> properties(const std::string &kernelName) const override;
     Result<std::vector<discovery::UdevDevice>> enumerate(const std::string &subsystem,
                                                          const std::string &devtype) override;
@@ -39,6 +44,7 @@ private:
     std::deque<discovery::UdevDevice> events_;
     std::vector<std::string> subsystems_;
     bool monitoring_{false};
+    bool overflowed_{false};
     int eventFd_{-1};
     uint64_t seqnum_{0};
 };
