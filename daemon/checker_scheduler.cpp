@@ -154,6 +154,8 @@ void CheckerScheduler::onResult(const std::string &kernelName,
                                             setDmState(kernelName, DmPathState::Failed);
                                     });
             daemon_.paths().reprioritize(kernelName);
+        } else if (live) {
+            daemon_.paths().reprioritize(kernelName); // its port state may have changed
         }
     }
     if (live)

@@ -114,10 +114,19 @@ std::optional<std::string> PathTracker::excluded(const std::string &kernelName) 
 }
 
 void PathTracker::reprioritize(const std::string &kernelName) {
-    prioritize(kernelName);
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end())
+        return;
+    mpath::discovery::Discovery discovery{mpath::discovery::Sysfs(daemon_.env().sysfsRoot)};
+    if (auto changed = discovery.refreshPortState(it->second.path); changed && *changed)
+        logInfo(aboutPath(kernelName, it->second.mapWwid),
+                "port state now " + (it->second.path.anaState.empty() ? it->second.path.accessState
+                                                                      : it->second.path.anaState));
+    prioritize(kernelName, false);
 }
 
-void PathTracker::prioritize(const std::string &kernelName) {
+void PathTracker::prioritize(const std::string &kernelName, bool always) {
     auto &paths = daemon_.mutableState().paths;
     auto it = paths.find(kernelName);
     if (it == paths.end() || it->second.prioPending)
@@ -160,15 +169,16 @@ void PathTracker::prioritize(const std::string &kernelName) {
         return before != rec.path.priority;
     };
     if (!(*prioritizer)->needsIo()) {
-        record((*prioritizer)->job(rec.path)());
+        if (record((*prioritizer)->job(rec.path)()) && !always)
+            daemon_.reconciler().schedule(); // a new rank may regroup the map
         return;
     }
     rec.prioPending = true;
     mpath::prio::startPriority(daemon_.executor(), **prioritizer, rec.path, prioDeadline_,
-                               [this, record](Result<int> r) {
-                                   record(std::move(r));
+                               [this, record, always](Result<int> r) {
                                    // A new rank may regroup the map.
-                                   daemon_.reconciler().schedule();
+                                   if (record(std::move(r)) || always)
+                                       daemon_.reconciler().schedule();
                                });
 }
 

@@ -32,7 +32,10 @@ public:
     /// The device went away.
     void remove(const std::string &kernelName);
 
-    /// Ranks the path again (a reinstated path, an ALUA state change).
+    /// Reads the path's port state again and ranks it again (a reinstated
+    /// path, a configuration read again, every check of a path that is
+    /// up: ALUA and ANA states change with no uevent a daemon sees). A new
+    /// rank plans the maps again; only a changed grouping reloads one.
     void reprioritize(const std::string &kernelName);
 
     /// Whether some priority is still being computed.
@@ -47,7 +50,9 @@ public:
     std::optional<std::string> excluded(const std::string &kernelName) const;
 
 private:
-    void prioritize(const std::string &kernelName);
+    /// \a always: plan again when the answer comes even if the rank is the
+    /// same (a new path waits for its first rank).
+    void prioritize(const std::string &kernelName, bool always = true);
 
     Daemon &daemon_;
     std::optional<mpath::policy::BlacklistFilter> filter_;

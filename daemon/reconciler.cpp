@@ -154,6 +154,7 @@ void Reconciler::adopt(std::function<void()> whenDone) {
                             it->second.liveMap = live->map;
                             it->second.liveStatus = live->status;
                             takePathStates(live->map);
+                            recordWwid(it->second.name, wwid);
                             logInfo(aboutMap(it->second.name, wwid), "adopted");
                         } else {
                             logWarning(aboutMap(it->second.name, wwid),
@@ -351,21 +352,19 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
-    daemon_.dmOps().create(
-        wwid, name, "mpath-" + wwid, targets, [this, wwid, name](Result<void> r) {
-            if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
-                adoptAfterCreate(wwid, name, r.error());
-                return;
-            }
-            MapRecord *created = tableLoaded(wwid, r);
-            if (!created)
-                return;
-            created->live = true;
-            // Tools that keep off path devices read the wwids file.
-            if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
-                logWarning(aboutMap(name, wwid), added.error().message);
-            refresh(wwid, [this, wwid] { finish(wwid); });
-        });
+    daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets,
+                           [this, wwid, name](Result<void> r) {
+                               if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
+                                   adoptAfterCreate(wwid, name, r.error());
+                                   return;
+                               }
+                               MapRecord *created = tableLoaded(wwid, r);
+                               if (!created)
+                                   return;
+                               created->live = true;
+                               recordWwid(name, wwid);
+                               refresh(wwid, [this, wwid] { finish(wwid); });
+                           });
 }
 
 void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
@@ -399,6 +398,7 @@ void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &na
         rec.liveStatus = live->status;
         rec.target = live->map.target;
         takePathStates(live->map);
+        recordWwid(name, wwid);
         if (state.removing.erase(wwid)) {
             // Our own removal, deferred to a last close that has not come:
             // the map is wanted again.
@@ -489,6 +489,13 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
         if (then)
             then();
     });
+}
+
+void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
+    // Tools that keep off path devices (LVM, systemd, UDisks) read the
+    // wwids file: every map the daemon keeps is in it, made or adopted.
+    if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
+        logWarning(aboutMap(name, wwid), added.error().message);
 }
 
 void Reconciler::takePathStates(const Map &live) {

@@ -70,6 +70,9 @@ private:
     /// the daemon's: a path failed before a restart is reinstated when its
     /// check says it is up.
     void takePathStates(const mpath::model::Map &live);
+    /// Lists \a wwid in the wwids file (a warning naming map \a name when
+    /// the file cannot be changed).
+    void recordWwid(const std::string &name, const std::string &wwid);
     void checkSettled();
     bool bind(MapRecord &rec);
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;

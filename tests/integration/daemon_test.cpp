@@ -662,3 +662,41 @@ TEST(Daemon, LostUdevEventsAreMadeUpForByListingTheDevicesAgain) {
     EXPECT_NE(table.find("8:80"), std::string::npos) << table;
     EXPECT_EQ(table.find("8:32"), std::string::npos) << table;
 }
+
+TEST(Daemon, AnAluaStateChangeRegroupsTheMapAtTheNextCheck) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    ASSERT_EQ(h.table("36001405aaaa"),
+              "0 0 2 1 service-time 0 1 2 8:16 1 1 service-time 0 1 2 8:32 1 1");
+    h.clearCalls();
+    // The array moves map A's optimized port: no uevent says so.
+    auto setState = [&h](const std::string &disk, const std::string &state) {
+        const auto dev =
+            std::filesystem::canonical(h.tree().sysfsRoot() + "/block/" + disk + "/device");
+        mpath_test::writeFile(dev / "access_state", state + "\n");
+    };
+    setState("sdb", "standby");
+    setState("sdc", "active/optimized");
+    h.advance(25s); // every path is checked within max_polling_interval
+    h.settle();
+    EXPECT_EQ(h.table("36001405aaaa"),
+              "0 0 2 1 service-time 0 1 2 8:32 1 1 service-time 0 1 2 8:16 1 1")
+        << h.logText();
+    EXPECT_EQ(h.count("reload 36001405aaaa"), 1u);
+    EXPECT_EQ(h.count("reload 36001405bbbb"), 0u) << "map B's ranks did not change";
+}
+
+TEST(Daemon, AdoptedMapsAreInTheWwidsFile) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    // Maps made by an earlier daemon whose wwids file was lost (or by
+    // multipath-tools with another wwids file).
+    std::filesystem::remove(h.root() + "/etc/multipath/wwids");
+    h.clearCalls();
+    h.restart();
+    h.settle();
+    auto wwids = mpath::state::WwidsFile(h.root() + "/etc/multipath/wwids").load();
+    ASSERT_TRUE(wwids) << wwids.error().message;
+    EXPECT_EQ(*wwids, (std::vector<std::string>{"36001405aaaa", "36001405bbbb"}));
+    EXPECT_TRUE(h.calls().empty()) << "adoption issued " << h.calls().front();
+}

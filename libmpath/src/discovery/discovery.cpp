@@ -187,6 +187,30 @@ Result<Found> Discovery::discover(const std::string &kernelName, const UdevPrope
     return discoverOne(kernelName, udev, nullptr);
 }
 
+Result<bool> Discovery::refreshPortState(Path &p) const {
+    if (p.kernelName.empty() || p.kernelName.find('/') != std::string::npos)
+        return Error{EINVAL, "'" + p.kernelName + "' is not a block device name"};
+    const std::string blockDir = "block/" + p.kernelName;
+    if (startsWith(p.kernelName, "nvme")) {
+        auto ana = sysfs_.readAttribute(blockDir + "/ana_state");
+        if (!ana && ana.code() == ENOENT && !sysfs_.readAttribute(blockDir + "/dev"))
+            return Error{ENOENT, p.kernelName + " is gone"};
+        const std::string now = ana.valueOr("");
+        const bool changed = now != p.anaState;
+        p.anaState = now;
+        return changed;
+    }
+    auto device = sysfs_.resolve(blockDir + "/device");
+    if (!device)
+        return device.error();
+    const std::string access = sysfs_.readAttribute(*device + "/access_state").valueOr("");
+    const bool preferred = sysfs_.readNumber(*device + "/preferred_path").valueOr(0) != 0;
+    const bool changed = access != p.accessState || preferred != p.preferred;
+    p.accessState = access;
+    p.preferred = preferred;
+    return changed;
+}
+
 Result<Found> Discovery::discoverOne(const std::string &kernelName, const UdevProperties &udev,
                                      HostCache *cache) const {
     if (kernelName.empty() || kernelName.find('/') != std::string::npos)

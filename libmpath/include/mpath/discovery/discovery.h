@@ -79,6 +79,13 @@ public:
     std::vector<model::Path> discoverAll(const UdevProperties &udev,
                                          std::vector<Issue> *issues = nullptr) const;
 
+    /// Reads again what a path's port says of its state, which changes
+    /// without a uevent: ALUA access_state and preferred_path (SCSI),
+    /// ana_state (NVMe).
+    /// \return true when any of them changed, or an error when the device
+    ///         is gone
+    Result<bool> refreshPortState(model::Path &path) const;
+
     /// The block device names discoverAll() looks at, sorted.
     Result<std::vector<std::string>> candidates() const;
 
