@@ -152,6 +152,7 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
             return false;
         PathRecord &rec = p->second;
         rec.prioPending = false;
+        rec.ranked = true;
         const int before = rec.path.priority;
         if (r) {
             rec.path.priority = *r;
@@ -184,7 +185,7 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
 
 bool PathTracker::prioritiesPending() const {
     for (const auto &[name, rec] : daemon_.state().paths)
-        if (rec.prioPending)
+        if (rec.prioPending && !rec.ranked) // re-ranks do not hold plans up
             return true;
     return false;
 }

@@ -38,7 +38,8 @@ public:
     /// rank plans the maps again; only a changed grouping reloads one.
     void reprioritize(const std::string &kernelName);
 
-    /// Whether some priority is still being computed.
+    /// Whether the first priority of some path is still being computed
+    /// (plans wait for those; re-ranks of ranked paths hold nothing up).
     bool prioritiesPending() const;
 
     /// The paths as a plan's input (the caller adds the state files), their

@@ -27,6 +27,7 @@ struct PathRecord {
 
     std::string prioNote;    ///< why it has no priority, "" when it has one
     bool prioPending{false}; ///< a priority job runs
+    bool ranked{false};      ///< a priority answer came once: plans need not wait
     std::string mapWwid;     ///< the map it is in, "" when none
     std::unique_ptr<mpath::checkers::Checker> checker;
     std::chrono::seconds interval{0}; ///< until the next check
