@@ -443,7 +443,8 @@ void Reconciler::removeMap(MapRecord &rec) {
         auto &state = daemon_.mutableState();
         if (!r) {
             state.removing.erase(wwid);
-            logError(aboutMap(name, wwid), r.error().message);
+            if (auto it = state.maps.find(wwid); it != state.maps.end())
+                failed(it->second, r.error()); // tried again by a later pass
             finish(wwid);
             return;
         }

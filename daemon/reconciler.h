@@ -63,7 +63,7 @@ private:
     void adoptAfterCreate(const std::string &wwid, const std::string &name,
                           const mpath::Error &error);
     MapRecord *tableLoaded(const std::string &wwid, const mpath::Result<void> &r);
-    /// A create or reload of \a rec failed: logs it and plans again later.
+    /// A create, reload or remove of \a rec failed: logs it and plans again later.
     void failed(MapRecord &rec, const mpath::Error &error);
     void finish(const std::string &wwid);
     /// The kernel's view of each path in \a live (active or failed) becomes

@@ -700,3 +700,17 @@ TEST(Daemon, AdoptedMapsAreInTheWwidsFile) {
     EXPECT_EQ(*wwids, (std::vector<std::string>{"36001405aaaa", "36001405bbbb"}));
     EXPECT_TRUE(h.calls().empty()) << "adoption issued " << h.calls().front();
 }
+
+TEST(Daemon, ARemovalTheKernelRefusedIsTriedAgainLater) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    onFake(h, [](auto &dm) { dm.failNext(mpath::testing::FakeDeviceMapper::Op::Remove, EBUSY); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    EXPECT_TRUE(h.logged("trying again in 1 s")) << h.logText();
+    EXPECT_EQ(h.liveMaps().size(), 2u);
+    h.advance(1500ms);
+    h.settle();
+    EXPECT_EQ(h.liveMaps().size(), 1u) << h.logText();
+}
