@@ -1,7 +1,8 @@
 #include "config_command.h"
 
-#include "arguments.h"
+#include "exit_code.h"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -56,29 +57,8 @@ std::string plural(unsigned n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-int check(const std::vector<std::string> &words) {
-    Arguments args(words, {}, {"--help"});
-    if (!args.error().empty()) {
-        std::cerr << "mpathctl config check: " << args.error() << "\n" << ConfigCommand::usage();
-        return ExitUsage;
-    }
-    if (args.flag("--help")) {
-        std::cout << ConfigCommand::usage();
-        return ExitOk;
-    }
-    if (args.positional().size() > 1) {
-        std::cerr << "mpathctl config check: one FILE at most, got '" << args.positional()[1]
-                  << "' too\n"
-                  << ConfigCommand::usage();
-        return ExitUsage;
-    }
-    std::optional<std::string> file;
-    if (!args.positional().empty())
-        file = args.positional()[0];
-    config::ConfigResult result;
-    if (!readConfig("check", file, result))
-        return ExitFailure;
-
+/// Counts and prints the diagnostics of \p result. \return the exit code
+int checkResult(const config::ConfigResult &result) {
     unsigned errors = 0, warnings = 0, notes = 0;
     for (const auto &d : result.diagnostics) {
         switch (d.severity) {
@@ -107,59 +87,6 @@ int check(const std::vector<std::string> &words) {
 // ---------------------------------------------------------------------------
 // config show
 // ---------------------------------------------------------------------------
-
-struct ShowOptions {
-    std::optional<std::string> file;
-    std::optional<std::string> vendor, product, revision;
-    std::optional<std::string> wwid;
-    bool json{false};
-    bool help{false};
-};
-
-/// Parses the words of `config show`. \return "" or the usage error.
-std::string parseShow(const std::vector<std::string> &words, ShowOptions &o) {
-    for (size_t i = 0; i < words.size(); ++i) {
-        std::string w = words[i];
-        std::optional<std::string> inlineValue;
-        if (auto eq = w.find('='); eq != std::string::npos && w.rfind("--", 0) == 0) {
-            inlineValue = w.substr(eq + 1);
-            w = w.substr(0, eq);
-        }
-        // The next word, unless it is an option.
-        auto next = [&]() -> std::optional<std::string> {
-            if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
-                return std::nullopt;
-            return words[++i];
-        };
-        auto value = [&]() { return inlineValue ? inlineValue : next(); };
-        if (w == "--help" || w == "-h") {
-            o.help = true;
-        } else if (w == "--json") {
-            o.json = true;
-        } else if (w == "--config") {
-            o.file = value();
-            if (!o.file)
-                return "option --config needs a value (FILE)";
-        } else if (w == "--wwid") {
-            o.wwid = value();
-            if (!o.wwid)
-                return "option --wwid needs a value (WWID)";
-        } else if (w == "--device") {
-            o.vendor = inlineValue ? inlineValue : next();
-            o.product = o.vendor ? next() : std::nullopt;
-            if (!o.vendor || !o.product)
-                return "option --device needs VENDOR and PRODUCT (and optionally REV)";
-            o.revision = next();
-        } else if (w.rfind("-", 0) == 0) {
-            return "unknown option " + w;
-        } else {
-            return "unexpected argument '" + w + "'";
-        }
-        if (inlineValue && (w == "--help" || w == "-h" || w == "--json"))
-            return "option " + w + " takes no value";
-    }
-    return {};
-}
 
 /// Where a value came from: file:line, or the layer's name when no line
 /// applies ("built-in", "built-in device table").
@@ -244,16 +171,24 @@ nlohmann::json configJson(const config::Config &c) {
             {"overrides", settingsJson(c.overrides)}};
 }
 
-int show(const std::vector<std::string> &words) {
-    ShowOptions o;
-    if (std::string err = parseShow(words, o); !err.empty()) {
-        std::cerr << "mpathctl config show: " << err << "\n" << ConfigCommand::usage();
-        return ExitUsage;
+} // namespace
+
+int ConfigCommand::show() const {
+    struct {
+        std::optional<std::string> file, vendor, product, revision, wwid;
+        bool json;
+    } o{};
+    if (show_->count("--config"))
+        o.file = showFile_;
+    if (!device_.empty()) {
+        o.vendor = device_[0];
+        o.product = device_.at(1);
+        if (device_.size() > 2)
+            o.revision = device_[2];
     }
-    if (o.help) {
-        std::cout << ConfigCommand::usage();
-        return ExitOk;
-    }
+    if (show_->count("--wwid"))
+        o.wwid = wwid_;
+    o.json = json_;
     config::ConfigResult result;
     if (!readConfig("show", o.file, result))
         return ExitFailure;
@@ -304,37 +239,46 @@ int show(const std::vector<std::string> &words) {
     return ExitOk;
 }
 
-} // namespace
-
-const char *ConfigCommand::usage() {
-    return "usage: mpathctl config check [FILE]\n"
-           "       mpathctl config show [--config FILE] [--device VENDOR PRODUCT [REV]]\n"
-           "                            [--wwid WWID] [--json]\n"
-           "\n"
-           "  check  Validate FILE (or the files mpathd would read) and print file:line\n"
-           "         diagnostics. Exit status 1 only for errors: what multipath-tools\n"
-           "         would refuse too.\n"
-           "  show   Without --device/--wwid, the whole configuration as it applies\n"
-           "         (every default, the blacklists, the built-in device table merged\n"
-           "         with the file's entries, multipaths, overrides) in multipath.conf\n"
-           "         syntax. With --device and/or --wwid, each setting for that device\n"
-           "         and WWID, and where it came from (file:line, built-in, or built-in\n"
-           "         device table). --json prints the same as a JSON object with\n"
-           "         \"version\": 1 (see docs/configuration.md).\n";
+ConfigCommand::ConfigCommand(CLI::App &app)
+    : command_(app.add_subcommand("config", "check or show a configuration (works without the "
+                                            "daemon)")) {
+    command_->require_subcommand(1);
+    check_ = command_->add_subcommand(
+        "check", "validate FILE (or the files mpathd would read) and print file:line "
+                 "diagnostics; exit status 1 only for errors, what multipath-tools would refuse "
+                 "too");
+    check_->add_option("FILE", checkFile_, "the file to check")->type_name("FILE");
+    show_ = command_->add_subcommand(
+        "show", "without --device/--wwid, the whole configuration as it applies, in "
+                "multipath.conf syntax; with them, each setting for that device and WWID and "
+                "where it came from (file:line, built-in, or built-in device table)");
+    show_->add_option("--config", showFile_, "read FILE instead of the files mpathd would read")
+        ->type_name("FILE");
+    show_->add_option("--device", device_, "the settings a device with this inquiry data gets")
+        ->type_name("VENDOR PRODUCT [REV]")
+        ->expected(2, 3)
+        ->allow_extra_args(false);
+    show_->add_option("--wwid", wwid_, "the settings a map with this WWID gets")->type_name("WWID");
+    show_->add_flag("--json", json_,
+                    "print a JSON object with \"version\": 1 (see docs/configuration.md)");
 }
 
-int ConfigCommand::run(const std::vector<std::string> &words) {
-    if (words.empty() || words[0] == "--help" || words[0] == "-h") {
-        std::cout << usage();
-        return words.empty() ? ExitUsage : ExitOk;
-    }
-    const std::vector<std::string> rest(words.begin() + 1, words.end());
-    if (words[0] == "check")
-        return check(rest);
-    if (words[0] == "show")
-        return show(rest);
-    std::cerr << "mpathctl config: unknown subcommand '" << words[0] << "'\n" << usage();
-    return ExitUsage;
+bool ConfigCommand::given() const {
+    return command_->parsed();
+}
+
+int ConfigCommand::run() const {
+    return check_->parsed() ? check() : show();
+}
+
+int ConfigCommand::check() const {
+    std::optional<std::string> file;
+    if (check_->count("FILE"))
+        file = checkFile_;
+    config::ConfigResult result;
+    if (!readConfig("check", file, result))
+        return ExitFailure;
+    return checkResult(result);
 }
 
 } // namespace mpathctl

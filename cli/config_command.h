@@ -3,6 +3,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace mpathctl {
 
 /// `mpathctl config check [FILE]`: reads a configuration (FILE, or the
@@ -16,8 +20,26 @@ namespace mpathctl {
 /// configuration), 2 usage.
 class ConfigCommand {
 public:
-    static int run(const std::vector<std::string> &args);
-    static const char *usage();
+    /// Adds the `config` subcommand to \p app, which must outlive this.
+    explicit ConfigCommand(CLI::App &app);
+
+    /// Whether the command line named `config`.
+    bool given() const;
+    /// \return the exit code
+    int run() const;
+
+private:
+    int check() const;
+    int show() const;
+
+    CLI::App *command_;
+    CLI::App *check_;
+    CLI::App *show_;
+    std::string checkFile_;
+    std::string showFile_;
+    std::vector<std::string> device_;
+    std::string wwid_;
+    bool json_{false};
 };
 
 } // namespace mpathctl

@@ -1,13 +1,15 @@
 #include "debug_command.h"
 
-#include "arguments.h"
+#include "exit_code.h"
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstring>
 #include <iostream>
 #include <mpath/checkers/checker.h>
 #include <mpath/sys/device_mapper_lib.h>
 #include <mpath/sys/udev_lib.h>
+#include <optional>
 #include <poll.h>
 #include <sstream>
 #include <sys/sysmacros.h>
@@ -57,11 +59,7 @@ void printTargets(const std::vector<mpath::dm::TargetLine> &targets) {
         std::cout << t.start << " " << t.length << " " << t.type << " " << t.params << "\n";
 }
 
-int runDm(const std::vector<std::string> &words) {
-    Arguments args(words, {}, {"--deferred"});
-    if (!args.error().empty())
-        return usageError(args.error());
-    const auto &pos = args.positional();
+int runDm(const std::vector<std::string> &pos, bool deferred) {
     if (pos.empty())
         return usageError("dm needs an operation");
     const std::string &op = pos[0];
@@ -125,7 +123,7 @@ int runDm(const std::vector<std::string> &words) {
         return ExitOk;
     }
     if (op == "remove" && need(1)) {
-        if (auto r = dm.remove(pos[1], args.flag("--deferred")); !r)
+        if (auto r = dm.remove(pos[1], deferred); !r)
             return failed(r.error());
         return ExitOk;
     }
@@ -137,16 +135,13 @@ int runDm(const std::vector<std::string> &words) {
     return usageError("bad dm operation or argument count: '" + op + "'");
 }
 
-int runCheck(const std::vector<std::string> &words) {
-    Arguments args(words, {"--timeout"}, {});
-    if (!args.error().empty())
-        return usageError(args.error());
-    if (args.positional().size() != 2)
+int runCheck(const std::vector<std::string> &words, const std::optional<std::string> &timeout) {
+    if (words.size() != 2)
         return usageError("check needs CHECKER and DEVNODE");
     uint64_t ms = 5000;
-    if (auto t = args.value("--timeout"); t && (!number(*t, ms) || ms == 0))
-        return usageError("--timeout '" + *t + "' is not a positive number of milliseconds");
-    auto checker = mpath::checkers::Checker::create(args.positional()[0], args.positional()[1]);
+    if (timeout && (!number(*timeout, ms) || ms == 0))
+        return usageError("--timeout '" + *timeout + "' is not a positive number of milliseconds");
+    auto checker = mpath::checkers::Checker::create(words[0], words[1]);
     if (!checker)
         return usageError(checker.error().message);
     auto t0 = std::chrono::steady_clock::now();
@@ -220,17 +215,33 @@ int runUdev(const std::vector<std::string> &words) {
 
 } // namespace
 
-int DebugCommand::run(const std::vector<std::string> &words) {
-    if (words.empty())
-        return usageError("debug needs dm or check");
-    std::vector<std::string> rest(words.begin() + 1, words.end());
-    if (words[0] == "dm")
-        return runDm(rest);
-    if (words[0] == "check")
-        return runCheck(rest);
-    if (words[0] == "udev")
-        return runUdev(rest);
-    return usageError("unknown debug command '" + words[0] + "'");
+DebugCommand::DebugCommand(CLI::App &app)
+    : command_(app.add_subcommand("debug", "drive one library part directly")) {
+    // Hidden: for the VM lab and for debugging, not an interface.
+    command_->group("");
+    command_->require_subcommand(1);
+    dm_ = command_->add_subcommand("dm", "device-mapper: list, info, table, status, create, "
+                                         "reload, message, remove, rename");
+    dm_->add_option("WORDS", dmWords_, "the operation and its arguments");
+    dm_->add_flag("--deferred", deferred_, "remove: when the map is closed");
+    check_ = command_->add_subcommand("check", "run a path checker once");
+    check_->add_option("WORDS", checkWords_, "CHECKER DEVNODE");
+    check_->add_option("--timeout", timeout_, "milliseconds (5000)")->type_name("MS");
+    udev_ = command_->add_subcommand("udev", "udev: list, properties, monitor");
+    udev_->add_option("WORDS", udevWords_, "the operation and its arguments");
+}
+
+bool DebugCommand::given() const {
+    return command_->parsed();
+}
+
+int DebugCommand::run() const {
+    if (dm_->parsed())
+        return runDm(dmWords_, deferred_);
+    if (check_->parsed())
+        return runCheck(checkWords_,
+                        check_->count("--timeout") ? std::optional(timeout_) : std::nullopt);
+    return runUdev(udevWords_);
 }
 
 } // namespace mpathctl

@@ -3,6 +3,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace mpathctl {
 
 /// `mpathctl debug ...`: hidden commands that drive one library part
@@ -17,7 +21,24 @@ namespace mpathctl {
 ///   debug udev monitor SECONDS [SUBSYSTEM...]
 class DebugCommand {
 public:
-    static int run(const std::vector<std::string> &args);
+    /// Adds the hidden `debug` subcommand to \p app, which must outlive this.
+    explicit DebugCommand(CLI::App &app);
+
+    /// Whether the command line named `debug`.
+    bool given() const;
+    /// \return the exit code
+    int run() const;
+
+private:
+    CLI::App *command_;
+    CLI::App *dm_;
+    CLI::App *check_;
+    CLI::App *udev_;
+    std::vector<std::string> dmWords_;
+    std::vector<std::string> checkWords_;
+    std::vector<std::string> udevWords_;
+    std::string timeout_;
+    bool deferred_{false};
 };
 
 } // namespace mpathctl

@@ -1,7 +1,8 @@
 #include "plan_command.h"
 
-#include "arguments.h"
+#include "exit_code.h"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -172,38 +173,32 @@ int loadConfig(const std::optional<std::string> &file, mpath::config::ConfigResu
 
 } // namespace
 
-const char *PlanCommand::usage() {
-    return "usage: mpathctl plan [--config FILE] [--json]\n"
-           "  Print the maps, path groups and exact device-mapper tables the devices\n"
-           "  present would get, without touching device-mapper.\n"
-           "  --config FILE  read FILE instead of the files mpathd would read\n"
-           "  --json         print JSON instead of a human listing\n";
+PlanCommand::PlanCommand(CLI::App &app)
+    : command_(app.add_subcommand("plan", "the maps, path groups and exact device-mapper tables "
+                                          "the devices present would get (touches nothing)")) {
+    command_->add_option("--config", config_, "read FILE instead of the files mpathd would read")
+        ->type_name("FILE");
+    command_->add_flag("--json", json_, "print JSON instead of a human listing");
+    // A captured or generated tree instead of /sys, for tests and the lab.
+    command_->add_option("--sysfs-root", sysfsRoot_)->type_name("DIR")->group("");
 }
 
-int PlanCommand::run(const std::vector<std::string> &words) {
-    Arguments args(words, {"--config", "--sysfs-root"}, {"--json", "--help"});
-    if (!args.error().empty()) {
-        std::cerr << "mpathctl plan: " << args.error() << "\n" << usage();
-        return ExitUsage;
-    }
-    if (args.flag("--help")) {
-        std::cout << usage();
-        return ExitOk;
-    }
-    if (!args.positional().empty()) {
-        std::cerr << "mpathctl plan: unexpected argument '" << args.positional()[0] << "'\n"
-                  << usage();
-        return ExitUsage;
-    }
+bool PlanCommand::given() const {
+    return command_->parsed();
+}
 
+int PlanCommand::run() const {
     mpath::config::ConfigResult cfg;
-    if (loadConfig(args.value("--config"), cfg) < 0)
+    const std::optional<std::string> config =
+        command_->count("--config") ? std::optional(config_) : std::nullopt;
+    if (loadConfig(config, cfg) < 0)
         return ExitFailure;
     for (const auto &d : cfg.diagnostics)
         std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string()) << ": "
                   << mpath::config::toString(d.severity) << ": " << d.message << "\n";
 
-    const auto sysfsRoot = args.value("--sysfs-root");
+    const std::optional<std::string> sysfsRoot =
+        command_->count("--sysfs-root") ? std::optional(sysfsRoot_) : std::nullopt;
     mpath::discovery::Sysfs sysfs(sysfsRoot.value_or("/sys"));
     mpath::policy::Gatherer::Options gatherOptions;
     std::unique_ptr<mpath::discovery::UdevProperties> udev;
@@ -242,7 +237,7 @@ int PlanCommand::run(const std::vector<std::string> &words) {
                   << ": warning: " << d.message << "\n";
 
     mpath::policy::Plan plan = mpath::policy::plan(cfg.config, input);
-    if (args.flag("--json"))
+    if (json_)
         std::cout << toJson(plan).dump(2) << "\n";
     else
         printHuman(plan, std::cout);

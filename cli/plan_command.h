@@ -1,7 +1,10 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace mpathctl {
 
@@ -11,8 +14,19 @@ namespace mpathctl {
 /// (udev properties from DIR/../udev) and does no device I/O.
 class PlanCommand {
 public:
-    static int run(const std::vector<std::string> &args);
-    static const char *usage();
+    /// Adds the `plan` subcommand to \p app, which must outlive this.
+    explicit PlanCommand(CLI::App &app);
+
+    /// Whether the command line named `plan`.
+    bool given() const;
+    /// \return the exit code
+    int run() const;
+
+private:
+    CLI::App *command_;
+    std::string config_;
+    std::string sysfsRoot_;
+    bool json_{false};
 };
 
 } // namespace mpathctl

@@ -2,6 +2,7 @@
 #include "test_file.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -374,7 +375,7 @@ TEST_F(Mpathctl, ConfigShowNamesWhatIsWrongWithItsArguments) {
     EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos) << unknown.err;
     Outcome noProduct = run("config show --config " + conf + " --device NETAPP");
     EXPECT_EQ(noProduct.exit, 2);
-    EXPECT_NE(noProduct.err.find("--device needs VENDOR and PRODUCT"), std::string::npos)
+    EXPECT_NE(noProduct.err.find("--device needs VENDOR PRODUCT"), std::string::npos)
         << noProduct.err;
     Outcome noWwid = run("config show --wwid");
     EXPECT_EQ(noWwid.exit, 2);
@@ -394,4 +395,80 @@ TEST_F(Mpathctl, ConfigShowRefusesAConfigurationWithErrors) {
     EXPECT_NE(o.err.find(conf + ":2: error: invalid value '*' for wwid"), std::string::npos)
         << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+// The daemon commands: what they refuse before asking mpathd, and what
+// they say when it is not there. Real calls are in tests/integration.
+
+namespace {
+
+/// Neither a system bus nor mpathd's socket.
+std::string noDaemon(const mpath_test::TempDir &dir) {
+    return "DBUS_SYSTEM_BUS_ADDRESS=unix:path=" + (dir.path() / "no-bus").string() + " " +
+           MPATHCTL + " --socket " + (dir.path() / "no-socket").string();
+}
+
+} // namespace
+
+TEST_F(Mpathctl, DaemonCommandsNameTheWordTheyRefuse) {
+    struct {
+        const char *args;
+        const char *says;
+    } cases[] = {
+        {"show", "a command is needed: topology, maps, paths, map, path, config"},
+        {"show frob", "'frob'"},
+        {"show maps --bogus", "unknown option --bogus"},
+        {"show map", "NAME is required"},
+        {"show map a b", "unexpected argument 'b'"},
+        {"--bus session show maps", "--bus: session not in"},
+        {"--color=sometimes show maps", "--color: sometimes not in"},
+        {"set map mpatha", "SETTING is required"},
+        {"set map mpatha frob 1", "unknown setting 'frob'"},
+        {"set map mpatha queue-if-no-path maybe", "needs on or off, not 'maybe'"},
+        {"set map mpatha no-path-retry forever", "needs queue, fail or a number, not 'forever'"},
+        {"set map mpatha pg-init-retries -1", "needs a number, not '-1'"},
+        {"set map mpatha pg-init-delay 10 20", "takes one value, not '10 20'"},
+        {"fail mpatha", "'mpatha'"},
+        {"fail path", "DEV is required"},
+        {"switch-group mpatha zero", "group 'zero' is not a group number"},
+        {"switch-group mpatha 0", "group '0' is not a group number"},
+        {"flush", "MAP is required"},
+        {"reconfigure now", "unexpected argument 'now'"},
+        {"watch --follow", "unknown option --follow"},
+    };
+    for (const auto &c : cases) {
+        // Refused before any connection: the daemon's absence does not matter.
+        Outcome o = run(std::string(c.args) + " --socket " + dir_.file("no-socket"));
+        EXPECT_EQ(o.exit, 2) << c.args << "\n" << o.err;
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << "\n" << o.err;
+    }
+}
+
+TEST_F(Mpathctl, SaysTheDaemonIsNotRunningWithExitThree) {
+    for (const char *args : {"show topology", "show maps --json", "show map mpatha", "reconfigure",
+                             "fail path sdb", "watch",
+                             "set map mpatha selector "
+                             "service-time 0"}) {
+        const auto errFile = dir_.path() / "stderr";
+        const std::string cmd = noDaemon(dir_) + " " + args + " 2>" + errFile.string();
+        int status = std::system(cmd.c_str());
+        ASSERT_TRUE(WIFEXITED(status)) << args;
+        EXPECT_EQ(WEXITSTATUS(status), 3) << args;
+        const std::string err = readFile(errFile);
+        EXPECT_NE(err.find("mpathctl: mpathd is not running"), std::string::npos) << err;
+        EXPECT_NE(err.find("no-socket"), std::string::npos) << err;
+    }
+    const std::string cmd = noDaemon(dir_) + " --bus system show maps 2>/dev/null";
+    int status = std::system(cmd.c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 3);
+}
+
+TEST_F(Mpathctl, HelpListsTheCommandsAndTheExitCodes) {
+    Outcome o = run("--help");
+    EXPECT_EQ(o.exit, 0);
+    for (const char *word : {"plan", "config", "show", "set", "fail", "reinstate", "switch-group",
+                             "reconfigure", "flush", "reload", "suspend", "resume", "add", "remove",
+                             "watch", "--bus", "--socket", "--color", "3  mpathd is not running"})
+        EXPECT_NE(o.out.find(word), std::string::npos) << word << "\n" << o.out;
+    EXPECT_EQ(o.out.find("debug"), std::string::npos) << "debug is hidden";
 }
