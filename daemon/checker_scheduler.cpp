@@ -140,7 +140,7 @@ void CheckerScheduler::onResult(const std::string &kernelName,
         }
     } else if (up(outcome.state)) {
         const bool restored = down(before) || rec.path.dmState == DmPathState::Failed;
-        if (restored && live) {
+        if (restored && live && !rec.adminFailed) {
             logNotice(aboutPath(kernelName, mapName),
                       "checker " + std::string(rec.checker->name()) + " says " +
                           std::string(mpath::model::toString(outcome.state)) + ": reinstating");

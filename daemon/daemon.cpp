@@ -65,7 +65,8 @@ Result<mpath::config::Config> Daemon::readConfig() const {
 
 void Daemon::applyConfig(mpath::config::Config config) {
     using mpath::config::DmTarget;
-    config_ = std::move(config);
+    fileConfig_ = std::move(config);
+    config_ = overrides_.apply(fileConfig_);
     if (config_.globals.dmTarget) {
         target_ = *config_.globals.dmTarget; // chosen in mpathd.conf
     } else if (env_.lmpathAvailable()) {
@@ -100,23 +101,62 @@ Result<void> Daemon::start() {
     return mpath::ok();
 }
 
-void Daemon::reconfigure() {
+Result<void> Daemon::reconfigure() {
     if (stopping_)
-        return;
+        return Error{ESHUTDOWN, "the daemon is stopping"};
     env_.notify("RELOADING=1");
     auto config = readConfig();
     if (!config) {
         logError({}, config.error().message + "; the running configuration stays");
         env_.notify("READY=1");
-        return;
+        return config.error();
     }
     reloading_ = true;
+    overrides_.clear();
     applyConfig(std::move(*config));
     state_.removedByAdmin.clear();
     for (auto &[name, rec] : state_.paths)
         paths_->reprioritize(name);
     logNotice({}, "configuration read again");
     reconciler_->run();
+    return mpath::ok();
+}
+
+Result<void> Daemon::setMapSetting(const std::string &wwid, const std::string &keyword,
+                                   const std::string &value, bool persist) {
+    auto entry = Overrides::parse(wwid, keyword, value);
+    if (!entry)
+        return entry.error();
+    if (persist) {
+        const mpath::config::Loader loader(env_.root);
+        if (auto r = Overrides::persist(loader.confdDirectory(fileConfig_), wwid, keyword, value);
+            !r)
+            return r.error().context("cannot write the setting to conf.d");
+        overrides_.drop(wwid, keyword);
+        // The drop-in is read with the rest, as the next start will.
+        auto config = readConfig();
+        if (config) {
+            applyConfig(std::move(*config));
+        } else {
+            logWarning({}, "the setting is written to conf.d but the configuration has "
+                           "errors: it applies until the next reconfigure only");
+            overrides_.set(*entry, keyword);
+            applyConfig(fileConfig_);
+        }
+    } else {
+        overrides_.set(*entry, keyword);
+        applyConfig(fileConfig_);
+    }
+    auto it = state_.maps.find(wwid);
+    logNotice(aboutMap(it == state_.maps.end() ? wwid : it->second.name, wwid),
+              keyword + " " + value + (persist ? " (persistent)" : " (until reconfigure)"));
+    reconciler_->schedule();
+    return mpath::ok();
+}
+
+std::map<std::string, std::string> Daemon::overridesOf(const std::string &wwid) const {
+    return overrides_.describe(fileConfig_,
+                               mpath::config::Loader(env_.root).confdDirectory(fileConfig_), wwid);
 }
 
 void Daemon::stop(std::function<void()> done) {

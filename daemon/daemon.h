@@ -1,5 +1,6 @@
 #pragma once
 
+#include "overrides.h"
 #include "state.h"
 
 #include <chrono>
@@ -88,9 +89,22 @@ public:
     mpath::Result<void> start();
 
     /// Reads the configuration again; a configuration with errors is not
-    /// taken (the old one stays, the errors are logged). Maps whose table
-    /// changes are reloaded, no other.
-    void reconfigure();
+    /// taken (the old one stays, the errors are logged and returned). Maps
+    /// whose table changes are reloaded, no other. Settings changed at
+    /// runtime end; persistent ones are in the files read.
+    mpath::Result<void> reconfigure();
+
+    /// Sets \a keyword (one of Overrides::known()) to \a value for map
+    /// \a wwid, until the next reconfigure() or, with \a persist, in a
+    /// drop-in of conf.d, and plans again.
+    /// \return EINVAL naming the problem of a bad value (nothing changes),
+    ///         or the error of writing the drop-in
+    mpath::Result<void> setMapSetting(const std::string &wwid, const std::string &keyword,
+                                      const std::string &value, bool persist);
+    /// Keyword -> "runtime" or "persistent" for what setMapSetting() changed.
+    std::map<std::string, std::string> overridesOf(const std::string &wwid) const;
+    /// The configuration is being read again and the maps made to follow it.
+    bool reconfiguring() const { return reloading_; }
 
     /// STOPPING=1; with queue_without_daemon no, queueing is turned off on
     /// every map first. \a done is called when that is sent (or its
@@ -132,7 +146,9 @@ private:
     void applyConfig(mpath::config::Config config);
 
     Environment env_;
-    mpath::config::Config config_;
+    mpath::config::Config fileConfig_; ///< as read from the files
+    mpath::config::Config config_;     ///< with the runtime overrides
+    Overrides overrides_;
     mpath::config::EffectiveGlobals globals_;
     mpath::config::DmTarget target_{mpath::config::DmTarget::Lmpath};
     State state_;

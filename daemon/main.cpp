@@ -1,6 +1,8 @@
 // mpathd: assembles multipath maps from the paths udev reports, keeps them
 // healthy with path checkers, and adopts the maps it finds at start.
 
+#include "bus_endpoints.h"
+#include "bus_service.h"
 #include "daemon.h"
 #include "log.h"
 
@@ -35,7 +37,7 @@ int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {
     auto *d = static_cast<std::pair<mpathd::Daemon *, mpath::sys::SdEventLoop *> *>(data);
     if (si->ssi_signo == SIGHUP) {
         mpathd::logNotice({}, "SIGHUP: reading the configuration again");
-        d->first->reconfigure();
+        (void)d->first->reconfigure(); // errors are logged
         return 0;
     }
     mpathd::logNotice({}, "stopping");
@@ -59,12 +61,15 @@ int main(int argc, char **argv) {
     int verbose = 0;
     std::string root = "/";
     std::string sysfs = "/sys";
+    std::string busSocket = mpathd::BusEndpoints::kSocket;
     app.add_flag("-v,--verbose", verbose, "more detail in the log (-v info, -vv debug)");
     app.add_option("--root", root,
                    "look for configuration, bindings and wwids files below this folder")
         ->check(CLI::ExistingDirectory);
     app.add_option("--sysfs", sysfs, "the sysfs tree to describe devices from")
         ->check(CLI::ExistingDirectory);
+    app.add_option("--bus-socket", busSocket,
+                   "the private D-Bus socket for root, answering with no system bus");
     app.set_version_flag("--version", std::string("mpathd ") + MPATHD_VERSION);
     try {
         app.parse(argc, argv);
@@ -97,6 +102,7 @@ int main(int argc, char **argv) {
     env.notify = [](const std::string &s) { (void)sd_notify(0, s.c_str()); };
     env.lmpathAvailable = &lmpathAvailable;
     mpathd::Daemon daemon(std::move(env));
+    mpathd::BusService service(daemon);
 
     std::pair<mpathd::Daemon *, mpath::sys::SdEventLoop *> ctx{&daemon, loop->get()};
     sd_event *e = (*loop)->event();
@@ -112,6 +118,11 @@ int main(int argc, char **argv) {
         mpathd::logError({}, r.error().message);
         sd_notifyf(0, "STATUS=failed to start: %s\nERRNO=%d", r.error().message.c_str(),
                    r.error().code);
+        return 1;
+    }
+    mpathd::BusEndpoints endpoints(service, e);
+    if (auto r = endpoints.start(busSocket); !r) {
+        mpathd::logError({}, r.error().message);
         return 1;
     }
     auto rc = (*loop)->run();

@@ -193,6 +193,8 @@ bool PathTracker::prioritiesPending() const {
 mpath::policy::PlanInput PathTracker::planInput() const {
     mpath::policy::PlanInput in;
     for (const auto &[name, rec] : daemon_.state().paths) {
+        if (rec.adminRemoved)
+            continue;
         // Group order follows priorities only: a path going down or coming
         // back is a message to the kernel (and failback's business), never
         // a reload that reorders the groups.

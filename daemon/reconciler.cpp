@@ -144,6 +144,7 @@ void Reconciler::adopt(std::function<void()> whenDone) {
                 rec.name = d.name;
                 rec.live = true;
                 rec.target = d.targetType;
+                rec.devt = d.devt;
                 ++inFlight_;
                 daemon_.dmOps().read(wwid, d.name, [this, wwid, finishOne](Result<LiveMap> live) {
                     --inFlight_;
@@ -323,8 +324,11 @@ void Reconciler::act(MapRecord &rec) {
         if (auto line = mpath::dm::buildTableLine(want.map))
             want.table = *line;
     }
-    if (!sameTable(live, want)) {
-        reload(rec, desiredTargets(rec), "its table differs from the plan");
+    if (!sameTable(live, want) || rec.reloadWanted) {
+        const bool asked = rec.reloadWanted && sameTable(live, want);
+        rec.reloadWanted = false;
+        reload(rec, desiredTargets(rec),
+               asked ? "an administrator asked for it" : "its table differs from the plan");
         return;
     }
     if (rec.name != pm.map.alias && pm.name.newAlias.empty()) {
@@ -397,6 +401,7 @@ void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &na
         rec.liveMap = live->map;
         rec.liveStatus = live->status;
         rec.target = live->map.target;
+        rec.devt = live->device.devt;
         takePathStates(live->map);
         recordWwid(name, wwid);
         if (state.removing.erase(wwid)) {
@@ -427,6 +432,7 @@ MapRecord *Reconciler::tableLoaded(const std::string &wwid, const Result<void> &
         return nullptr;
     }
     it->second.failedRetryDelay = {};
+    it->second.lastError.clear();
     return &it->second;
 }
 
@@ -474,13 +480,15 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
             rec->second.liveMap = live->map;
             rec->second.liveStatus = live->status;
             rec->second.target = live->map.target;
+            rec->second.devt = live->device.devt;
             takePathStates(live->map);
             // A new table starts every path active: fail again those the
-            // checker found down.
+            // checker found down or an administrator failed.
             for (const auto &g : live->map.groups)
                 for (const auto &lp : g.paths)
                     for (auto &[pname, p] : state.paths)
-                        if (p.path.devt == lp.devt && down(p.path.checkerState)) {
+                        if (p.path.devt == lp.devt &&
+                            (down(p.path.checkerState) || p.adminFailed)) {
                             p.path.dmState = mpath::model::DmPathState::Failed;
                             daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
                         }
@@ -508,6 +516,7 @@ void Reconciler::takePathStates(const Map &live) {
 }
 
 void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
+    rec.lastError = error.message;
     rec.failedRetryDelay =
         rec.failedRetryDelay.count() == 0 ? kRetry : std::min(rec.failedRetryDelay * 2, kRetryMax);
     logError(aboutMap(rec.name, rec.wwid), error.message + "; trying again in " +

@@ -32,6 +32,11 @@ public:
     /// Plan now.
     void run();
 
+    /// Reads the map back after a change and restores what a new table
+    /// forgets: paths known to be down or failed by an administrator are
+    /// failed again.
+    void refresh(const std::string &wwid, std::function<void()> then = {});
+
     /// Reads the maps device-mapper has (uuid mpath-<wwid>, target
     /// multipath or lmpath) into the state, then calls \a done.
     void adopt(std::function<void()> done);
@@ -52,9 +57,6 @@ private:
     void reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
                 const std::string &why);
     void removeMap(MapRecord &rec);
-    /// Reads the map back after a change and restores what a new table
-    /// forgets: paths known to be down are failed again.
-    void refresh(const std::string &wwid, std::function<void()> then = {});
     /// A create or reload of \a wwid's map answered \a r: the map's record
     /// when it succeeded and the map is still known, else null (a failure
     /// is logged and tried again later, and the operation finished).

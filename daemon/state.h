@@ -34,6 +34,12 @@ struct PathRecord {
     mpath::sys::EventLoop::SourcePtr nextCheck;
     bool checking{false};    ///< a check runs
     bool checkedOnce{false}; ///< a check has answered since it joined its map
+    /// An administrator failed it: checks do not reinstate it until an
+    /// administrator does.
+    bool adminFailed{false};
+    /// An administrator took it out of its map: no plan uses it until it
+    /// is added again (or udev adds it again).
+    bool adminRemoved{false};
 };
 
 /// One map: what the plan wants and what device-mapper has.
@@ -42,11 +48,14 @@ struct MapRecord {
     std::string name;                ///< the device-mapper name, planned or live
     bool live{false};                ///< device-mapper has it
     std::string target;              ///< live target type
+    dev_t devt{0};                   ///< the live map's device number
     mpath::model::Map liveMap;       ///< live table and status, as last read
     mpath::dm::MapStatus liveStatus; ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;
-    bool busy{false};  ///< a create, reload, rename or remove runs
-    bool dirty{false}; ///< plan again once the running operation ends
+    bool busy{false};         ///< a create, reload, rename or remove runs
+    bool dirty{false};        ///< plan again once the running operation ends
+    bool reloadWanted{false}; ///< reload at the next pass even if the table is right
+    std::string lastError;    ///< why the last create, reload or remove failed, "" after a success
     /// A create or reload failed: the pass that tries it again, and how long
     /// the next failure waits (doubling up to a bound, reset by a success).
     mpath::sys::EventLoop::SourcePtr failedRetryTimer;

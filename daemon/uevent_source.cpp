@@ -84,8 +84,12 @@ void UeventSource::handle(const UdevDevice &event) {
     if (event.action == "remove") {
         daemon_.paths().remove(event.sysname);
     } else if (daemon_.paths().update(event)) {
-        // A path event brings back a map an administrator removed.
-        state.removedByAdmin.erase(state.paths.at(event.sysname).path.wwid);
+        // A path event brings back a map an administrator removed; a path
+        // added again comes back from an administrator's RemovePath.
+        PathRecord &rec = state.paths.at(event.sysname);
+        state.removedByAdmin.erase(rec.path.wwid);
+        if (event.action == "add")
+            rec.adminRemoved = false;
     }
     daemon_.reconciler().schedule();
 }

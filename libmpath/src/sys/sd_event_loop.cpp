@@ -31,6 +31,10 @@ public:
         static_cast<SdSource *>(self)->call();
         return 0;
     }
+    static int onPost(sd_event_source *, void *self) {
+        static_cast<SdSource *>(self)->call();
+        return 0;
+    }
     static int onIo(sd_event_source *, int, uint32_t, void *self) {
         static_cast<SdSource *>(self)->call();
         return 0;
@@ -78,6 +82,16 @@ EventLoop::SourcePtr SdEventLoop::addReadable(int fd, std::function<void()> fn) 
     auto src = std::make_unique<SdSource>(std::move(fn));
     sd_event_source *s = nullptr;
     if (sd_event_add_io(event_, &s, fd, EPOLLIN, &SdSource::onIo, src.get()) < 0)
+        return nullptr;
+    src->attach(s);
+    return src;
+}
+
+EventLoop::SourcePtr SdEventLoop::addAfterDispatch(std::function<void()> fn) {
+    auto src = std::make_unique<SdSource>(std::move(fn));
+    sd_event_source *s = nullptr;
+    // A post source runs in every iteration that dispatched another source.
+    if (sd_event_add_post(event_, &s, &SdSource::onPost, src.get()) < 0)
         return nullptr;
     src->attach(s);
     return src;

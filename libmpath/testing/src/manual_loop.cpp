@@ -48,7 +48,8 @@ private:
 ManualLoop::ManualLoop()
     : now_(Clock::time_point{} + std::chrono::hours(1)),
       timers_(std::make_shared<std::map<uint64_t, std::shared_ptr<Timer>>>()),
-      readers_(std::make_shared<std::map<uint64_t, std::shared_ptr<Reader>>>()) {}
+      readers_(std::make_shared<std::map<uint64_t, std::shared_ptr<Reader>>>()),
+      afters_(std::make_shared<std::map<uint64_t, std::shared_ptr<Reader>>>()) {}
 
 ManualLoop::~ManualLoop() = default;
 
@@ -62,6 +63,20 @@ sys::EventLoop::SourcePtr ManualLoop::addReadable(int fd, std::function<void()> 
     const uint64_t id = nextId_++;
     readers_->emplace(id, std::make_shared<Reader>(Reader{fd, std::move(fn)}));
     return std::make_unique<ReaderSource>(readers_, id);
+}
+
+sys::EventLoop::SourcePtr ManualLoop::addAfterDispatch(std::function<void()> fn) {
+    const uint64_t id = nextId_++;
+    afters_->emplace(id, std::make_shared<Reader>(Reader{-1, std::move(fn)}));
+    return std::make_unique<ReaderSource>(afters_, id);
+}
+
+void ManualLoop::afterDispatch() {
+    std::vector<std::shared_ptr<Reader>> run;
+    for (const auto &[id, a] : *afters_)
+        run.push_back(a);
+    for (const auto &a : run)
+        a->fn();
 }
 
 void ManualLoop::advance(Clock::duration by) {
@@ -81,6 +96,7 @@ void ManualLoop::advance(Clock::duration by) {
         if (next->when > now_)
             now_ = next->when;
         next->fn();
+        afterDispatch();
     }
     now_ = end;
 }
@@ -107,6 +123,7 @@ bool ManualLoop::dispatch(std::chrono::milliseconds wait) {
         if (!live)
             continue;
         readers[i]->fn();
+        afterDispatch();
         ran = true;
     }
     return ran;

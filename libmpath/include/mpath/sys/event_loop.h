@@ -34,6 +34,10 @@ public:
     /// Calls \a fn each time \a fd polls readable, until the source goes.
     /// The caller keeps \a fd open while the source lives.
     virtual SourcePtr addReadable(int fd, std::function<void()> fn) = 0;
+
+    /// Calls \a fn after each callback the loop runs (a timer, a readable
+    /// descriptor), so that what they changed can be published at once.
+    virtual SourcePtr addAfterDispatch(std::function<void()> fn) = 0;
 };
 
 } // namespace mpath::sys

@@ -21,6 +21,7 @@ public:
     Clock::time_point now() const override { return now_; }
     SourcePtr addTimer(Clock::duration after, std::function<void()> fn) override;
     SourcePtr addReadable(int fd, std::function<void()> fn) override;
+    SourcePtr addAfterDispatch(std::function<void()> fn) override;
 
     /// Moves the clock forward by \a by, firing every timer that falls due,
     /// in order of its time, with now() at that time.
@@ -50,6 +51,9 @@ private:
     uint64_t nextId_{1};
     std::shared_ptr<std::map<uint64_t, std::shared_ptr<Timer>>> timers_;
     std::shared_ptr<std::map<uint64_t, std::shared_ptr<Reader>>> readers_;
+    std::shared_ptr<std::map<uint64_t, std::shared_ptr<Reader>>> afters_; ///< fd unused
+
+    void afterDispatch();
 };
 
 } // namespace mpath::testing

@@ -1,0 +1,216 @@
+#include "bus_endpoints.h"
+
+#include "bus_service.h"
+#include "log.h"
+
+#include <cstring>
+#include <mpath/sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-id128.h>
+#include <unistd.h>
+
+namespace mpathd {
+
+using mpath::Error;
+using mpath::Result;
+
+namespace {
+
+constexpr const char *kDisconnected = "type='signal',sender='org.freedesktop.DBus.Local',"
+                                      "interface='org.freedesktop.DBus.Local',"
+                                      "member='Disconnected'";
+
+int onSystemDisconnect(sd_bus_message *, void *self, sd_bus_error *) {
+    static_cast<BusEndpoints *>(self)->systemDisconnected();
+    return 0;
+}
+
+} // namespace
+
+struct BusEndpoints::Peer {
+    BusEndpoints *owner{nullptr};
+    sd_bus *bus{nullptr};
+    sd_bus_slot *disconnect{nullptr};
+
+    ~Peer() {
+        sd_bus_slot_unref(disconnect);
+        if (bus) {
+            owner->service_.detach(bus);
+            (void)sd_bus_detach_event(bus);
+            sd_bus_flush_close_unref(bus);
+        }
+    }
+};
+
+BusEndpoints::BusEndpoints(BusService &service, sd_event *event)
+    : service_(service), event_(sd_event_ref(event)) {}
+
+BusEndpoints::~BusEndpoints() {
+    peers_.clear();
+    dropSystemBus();
+    sd_event_source_unref(retry_);
+    sd_event_source_unref(accept_);
+    if (listenFd_ >= 0) {
+        ::close(listenFd_);
+        (void)::unlink(socketPath_.c_str());
+    }
+    sd_event_unref(event_);
+}
+
+Result<void> BusEndpoints::start(const std::string &socketPath) {
+    connectSystemBus();
+
+    socketPath_ = socketPath;
+    if (auto r = mpath::sys::makeDirectories(mpath::sys::directoryOf(socketPath)); !r)
+        return r.error().context("private bus socket");
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    if (socketPath.size() >= sizeof(sa.sun_path))
+        return Error{ENAMETOOLONG, "private bus socket " + socketPath + ": name too long"};
+    memcpy(sa.sun_path, socketPath.c_str(), socketPath.size());
+    listenFd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (listenFd_ < 0)
+        return Error::fromErrno(errno, "private bus socket");
+    (void)::unlink(socketPath.c_str()); // left by a daemon that died
+    const mode_t old = ::umask(0077);   // root's only: its callers are trusted
+    const int b = ::bind(listenFd_, reinterpret_cast<sockaddr *>(&sa), sizeof(sa));
+    ::umask(old);
+    if (b < 0 || ::listen(listenFd_, 16) < 0)
+        return Error::fromErrno(errno, "private bus socket " + socketPath);
+    if (int r =
+            sd_event_add_io(event_, &accept_, listenFd_, EPOLLIN, &BusEndpoints::onAccept, this);
+        r < 0)
+        return Error::fromErrno(-r, "private bus socket " + socketPath);
+    return mpath::ok();
+}
+
+void BusEndpoints::connectSystemBus() {
+    sd_bus *bus = nullptr;
+    int r = sd_bus_new(&bus);
+    const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+    if (r >= 0)
+        r = sd_bus_set_address(bus, address ? address : "unix:path=/run/dbus/system_bus_socket");
+    if (r >= 0)
+        r = sd_bus_set_bus_client(bus, 1);
+    // In early boot the socket is not there yet: wait for it to appear.
+    if (r >= 0)
+        r = sd_bus_set_watch_bind(bus, 1);
+    if (r >= 0)
+        r = sd_bus_set_connected_signal(bus, 1);
+    if (r >= 0)
+        r = sd_bus_start(bus);
+    if (r >= 0)
+        r = sd_bus_attach_event(bus, event_, SD_EVENT_PRIORITY_NORMAL);
+    if (r >= 0)
+        r = sd_bus_add_match(bus, &systemDisconnect_, kDisconnected, &onSystemDisconnect, this);
+    if (r >= 0)
+        r = service_.attach(bus, false);
+    if (r >= 0)
+        r = sd_bus_request_name_async(bus, nullptr, BusService::kBusName, 0, nullptr, nullptr);
+    if (r < 0) {
+        logWarning({}, std::string("system bus: ") + strerror(-r) + "; trying again in 10 s");
+        sd_bus_slot_unref(systemDisconnect_);
+        systemDisconnect_ = nullptr;
+        if (bus) {
+            service_.detach(bus);
+            (void)sd_bus_detach_event(bus);
+            sd_bus_flush_close_unref(bus);
+        }
+        (void)sd_event_add_time_relative(event_, &retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
+                                         &BusEndpoints::onRetry, this);
+        return;
+    }
+    system_ = bus;
+    logDebug({}, "system bus: connecting");
+}
+
+void BusEndpoints::dropSystemBus() {
+    sd_bus_slot_unref(systemDisconnect_);
+    systemDisconnect_ = nullptr;
+    if (system_) {
+        service_.detach(system_);
+        (void)sd_bus_detach_event(system_);
+        sd_bus_flush_close_unref(system_);
+        system_ = nullptr;
+    }
+}
+
+int BusEndpoints::onRetry(sd_event_source *s, uint64_t, void *self) {
+    auto *e = static_cast<BusEndpoints *>(self);
+    sd_event_source_unref(s);
+    e->retry_ = nullptr;
+    e->dropSystemBus();
+    e->connectSystemBus();
+    return 0;
+}
+
+void BusEndpoints::systemDisconnected() {
+    auto *e = this;
+    logWarning({}, "system bus: disconnected; connecting again in 10 s");
+    // Dropped by the timer, not from inside the bus's own callback.
+    if (!e->retry_)
+        (void)sd_event_add_time_relative(e->event_, &e->retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
+                                         &BusEndpoints::onRetry, e);
+}
+
+int BusEndpoints::onAccept(sd_event_source *, int fd, uint32_t, void *self) {
+    auto *e = static_cast<BusEndpoints *>(self);
+    const int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (c < 0)
+        return 0;
+    auto peer = std::make_unique<Peer>();
+    peer->owner = e;
+    sd_id128_t id;
+    int r = sd_id128_randomize(&id);
+    if (r >= 0)
+        r = sd_bus_new(&peer->bus);
+    if (r >= 0)
+        r = sd_bus_set_fd(peer->bus, c, c);
+    if (r >= 0)
+        r = sd_bus_set_server(peer->bus, 1, id);
+    if (r >= 0)
+        r = sd_bus_start(peer->bus);
+    if (r >= 0)
+        r = sd_bus_attach_event(peer->bus, e->event_, SD_EVENT_PRIORITY_NORMAL);
+    if (r >= 0)
+        r = sd_bus_add_match(
+            peer->bus, &peer->disconnect, kDisconnected,
+            [](sd_bus_message *, void *p, sd_bus_error *) -> int {
+                auto *peer = static_cast<Peer *>(p);
+                peer->owner->peerDisconnected(peer);
+                return 0;
+            },
+            peer.get());
+    if (r >= 0)
+        r = e->service_.attach(peer->bus, true);
+    if (r < 0) {
+        if (!peer->bus)
+            ::close(c);
+        logWarning({}, std::string("private bus: cannot take a connection: ") + strerror(-r));
+        return 0;
+    }
+    e->peers_.push_back(std::move(peer));
+    return 0;
+}
+
+void BusEndpoints::peerDisconnected(Peer *peer) {
+    BusEndpoints *e = this;
+    // Freed from a deferred source: this callback runs inside the bus.
+    sd_event_source *s = nullptr;
+    (void)sd_event_add_defer(
+        e->event_, &s,
+        [](sd_event_source *src, void *p) -> int {
+            auto *peer = static_cast<Peer *>(p);
+            auto &peers = peer->owner->peers_;
+            std::erase_if(peers, [peer](const auto &q) { return q.get() == peer; });
+            sd_event_source_unref(src);
+            return 0;
+        },
+        peer);
+}
+
+} // namespace mpathd

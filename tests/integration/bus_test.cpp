@@ -1,0 +1,356 @@
+// The D-Bus API: methods, properties, signals, errors and authorization,
+// called through a real dbus-daemon.
+
+#include "bus_harness.h"
+#include "bus_service.h"
+#include "reconciler.h"
+#include "test_file.h"
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <future>
+#include <gtest/gtest.h>
+#include <regex>
+#include <set>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <thread>
+
+extern char **environ;
+
+namespace {
+
+using namespace std::chrono_literals;
+using Bus = mpathd_test::BusFixture;
+using Dict = std::map<std::string, std::string>;
+constexpr const char *kName = "org.mpathd.Multipath1";
+constexpr const char *kMapA = "36001405aaaa";
+constexpr const char *kMapB = "36001405bbbb";
+
+/// Interface name -> the sorted "method Name(in sig, out sig)" and
+/// "property Name type" lines of an introspection document.
+std::map<std::string, std::set<std::string>> members(const std::string &xml) {
+    std::map<std::string, std::set<std::string>> out;
+    const std::regex iface(R"re(<interface name="(org\.mpathd\.[^"]+)">([\s\S]*?)</interface>)re");
+    const std::regex method(
+        R"re(<method name="([^"]+)">([\s\S]*?)</method>|<method name="([^"]+)"/>)re");
+    const std::regex argNamed(R"re(<arg\s[^>]*>)re");
+    const std::regex prop(R"re(<property name="([^"]+)" type="([^"]+)" access="([^"]+)")re");
+    for (std::sregex_iterator i(xml.begin(), xml.end(), iface), end; i != end; ++i) {
+        auto &set = out[(*i)[1]];
+        const std::string body = (*i)[2];
+        for (std::sregex_iterator m(body.begin(), body.end(), method); m != end; ++m) {
+            std::string in, outSig, names;
+            const std::string args = (*m)[2];
+            for (std::sregex_iterator a(args.begin(), args.end(), argNamed); a != end; ++a) {
+                const std::string tag = a->str();
+                std::smatch t, d, n;
+                std::regex_search(tag, t, std::regex(R"re(type="([^"]+)")re"));
+                std::regex_search(tag, d, std::regex(R"re(direction="([^"]+)")re"));
+                std::regex_search(tag, n, std::regex(R"re(name="([^"]+)")re"));
+                (d[1] == "out" ? outSig : in) += t[1].str();
+                names += n[1].str() + ",";
+            }
+            const std::string name = (*m)[1].matched ? (*m)[1].str() : (*m)[3].str();
+            set.insert("method " + name + "(" + in + ")->(" + outSig + ") " + names);
+        }
+        for (std::sregex_iterator p(body.begin(), body.end(), prop); p != end; ++p)
+            set.insert("property " + (*p)[1].str() + " " + (*p)[2].str() + " " + (*p)[3].str());
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_F(Bus, IntrospectionOfTheRunningServiceMatchesTheInterfaceXml) {
+    auto reference = members(mpath_test::readFile(MPATHD_INTERFACE_XML));
+    ASSERT_EQ(reference.size(), 4u);
+    std::map<std::string, std::set<std::string>> live;
+    for (const std::string &path :
+         {std::string("/org/mpathd/Multipath1/Manager"), mpathd::BusService::mapPath(kMapA),
+          mpathd::BusService::groupPath(kMapA, 1), mpathd::BusService::pathPath("sdb")}) {
+        std::string xml = onClient([path](sd_bus *b) {
+            sd_bus_message *reply = nullptr;
+            std::string out;
+            if (sd_bus_call_method(b, kName, path.c_str(), "org.freedesktop.DBus.Introspectable",
+                                   "Introspect", nullptr, &reply, "") >= 0) {
+                const char *s = nullptr;
+                if (sd_bus_message_read(reply, "s", &s) >= 0)
+                    out = s;
+            }
+            sd_bus_message_unref(reply);
+            return out;
+        });
+        ASSERT_FALSE(xml.empty()) << path;
+        for (auto &[iface, set] : members(xml))
+            live[iface].insert(set.begin(), set.end());
+    }
+    EXPECT_EQ(live, reference);
+}
+
+TEST_F(Bus, ObjectManagerListsMapsGroupsAndPathsWithTheirProperties) {
+    auto count = onClient([](sd_bus *b) {
+        sd_bus_message *reply = nullptr;
+        int n = -1;
+        if (sd_bus_call_method(b, kName, "/org/mpathd/Multipath1",
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", nullptr,
+                               &reply, "") >= 0) {
+            n = 0;
+            if (sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0)
+                while (sd_bus_message_skip(reply, "{oa{sa{sv}}}") > 0)
+                    ++n;
+        }
+        sd_bus_message_unref(reply);
+        return n;
+    });
+    // Manager, 2 maps, 2 groups each, 4 paths.
+    EXPECT_EQ(count, 11);
+    EXPECT_EQ(mapProperty(kMapA, "Name"), kMapA);
+    EXPECT_EQ(mapProperty(kMapA, "Uuid"), std::string("mpath-") + kMapA);
+    EXPECT_EQ(mapProperty(kMapA, "Target"), "multipath");
+    EXPECT_EQ(mapProperty(kMapA, "State"), "ready");
+    EXPECT_EQ(property(mpathd::BusService::pathPath("sdc"), "org.mpathd.Multipath1.Path", "Device"),
+              "/dev/sdc");
+    EXPECT_EQ(property(mpathd::BusService::pathPath("sdc"), "org.mpathd.Multipath1.Path", "DevT"),
+              "8:32");
+    EXPECT_EQ(property(mpathd::BusService::groupPath(kMapA, 2), "org.mpathd.Multipath1.PathGroup",
+                       "Selector"),
+              "service-time 0");
+    auto *paths = published(mpathd::BusService::groupPath(kMapA, 2), "Paths");
+    ASSERT_NE(paths, nullptr);
+    EXPECT_EQ(std::get<std::vector<mpathd::BusService::ObjectPath>>(*paths),
+              std::vector<mpathd::BusService::ObjectPath>{{mpathd::BusService::pathPath("sdc")}});
+}
+
+TEST_F(Bus, ResolveDeviceFindsMapsAndPathsByAnyOfTheirNames) {
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    EXPECT_EQ(manager("ResolveDevice", "sa{sv}", kMapA, 0).value, mapA);
+    EXPECT_EQ(
+        manager("ResolveDevice", "sa{sv}", (std::string("/dev/mapper/") + kMapA).c_str(), 0).value,
+        mapA);
+    EXPECT_EQ(manager("ResolveDevice", "sa{sv}", "/dev/sdd", 0).value,
+              mpathd::BusService::pathPath("sdd"));
+    EXPECT_EQ(manager("ResolveDevice", "sa{sv}", "8:32", 0).value,
+              mpathd::BusService::pathPath("sdc"));
+    auto r = manager("ResolveDevice", "sa{sv}", "sdz", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotFound");
+    EXPECT_NE(r.message.find("'sdz'"), std::string::npos) << r.message;
+}
+
+TEST_F(Bus, SetPathSelectorReloadsTheMapAndSaysTheSettingLastsUntilReconfigure) {
+    auto r = map(kMapB, "SetPathSelector", "sa{sv}", "queue-length", 0);
+    ASSERT_EQ(r.error, "") << r.message;
+    EXPECT_EQ(h_.count("reload "), 1u) << h_.logText();
+    EXPECT_TRUE(h_.called(std::string("reload ") + kMapB));
+    EXPECT_NE(h_.table(kMapB).find("queue-length"), std::string::npos);
+    EXPECT_EQ(mapProperty(kMapB, "Selector"), "queue-length 0");
+    auto *o = published(mpathd::BusService::mapPath(kMapB), "Overrides");
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(std::get<Dict>(*o), (Dict{{"path_selector", "runtime"}}));
+
+    // Reading the configuration again ends it.
+    ASSERT_EQ(manager("Reconfigure", "a{sv}", 0).error, "");
+    EXPECT_EQ(h_.table(kMapB).find("queue-length"), std::string::npos) << h_.table(kMapB);
+    EXPECT_EQ(mapProperty(kMapB, "Selector"), "service-time 0");
+}
+
+TEST_F(Bus, PropertiesChangedTellsAWatcherTheNewSelector) {
+    // A watcher subscribed before the change, reading until it sees it.
+    auto watcher = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        const std::string match = "type='signal',interface='org.freedesktop.DBus.Properties',"
+                                  "member='PropertiesChanged',path='" +
+                                  mpathd::BusService::mapPath(kMapA) + "'";
+        std::string changed;
+        (void)sd_bus_add_match(
+            b, nullptr, match.c_str(),
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                const char *iface = nullptr;
+                if (sd_bus_message_read(m, "s", &iface) < 0 ||
+                    sd_bus_message_enter_container(m, 'a', "{sv}") <= 0)
+                    return 0;
+                while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                    const char *name = nullptr;
+                    (void)sd_bus_message_read(m, "s", &name);
+                    if (std::string(name) == "Selector") {
+                        const char *v = nullptr;
+                        if (sd_bus_message_read(m, "v", "s", &v) >= 0)
+                            *static_cast<std::string *>(u) = v;
+                    } else {
+                        (void)sd_bus_message_skip(m, "v");
+                    }
+                    (void)sd_bus_message_exit_container(m);
+                }
+                return 0;
+            },
+            &changed);
+        // Say "subscribed" by taking a name the test waits for.
+        (void)sd_bus_request_name(b, "org.mpathd.TestWatcher", 0);
+        for (int i = 0; i < 500 && changed.empty(); ++i) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        sd_bus_flush_close_unref(b);
+        return changed;
+    });
+    for (int i = 0; i < 200; ++i) {
+        bool up = onClient([](sd_bus *b) {
+            return sd_bus_get_name_creds(b, "org.mpathd.TestWatcher", 0, nullptr) >= 0;
+        });
+        if (up)
+            break;
+    }
+    ASSERT_EQ(map(kMapA, "SetPathSelector", "sa{sv}", "round-robin 0", 0).error, "");
+    for (int i = 0; i < 200 && watcher.wait_for(0ms) != std::future_status::ready; ++i)
+        h_.advance(20ms);
+    EXPECT_EQ(watcher.get(), "round-robin 0");
+}
+
+TEST_F(Bus, PersistentSettingIsWrittenToConfdAndOutlivesReconfigure) {
+    ASSERT_EQ(map(kMapA, "SetPgInitRetries", "ua{sv}", 7u, 1, "persist", "b", 1).error, "");
+    const auto dropIn = std::filesystem::path(h_.root()) / "etc/mpathd/conf.d" /
+                        (std::string("zz-mpathd-") + kMapA + ".conf");
+    ASSERT_TRUE(std::filesystem::exists(dropIn));
+    EXPECT_NE(mpath_test::readFile(dropIn).find("pg_init_retries 7"), std::string::npos)
+        << mpath_test::readFile(dropIn);
+    EXPECT_NE(h_.table(kMapA).find("pg_init_retries 7"), std::string::npos) << h_.table(kMapA);
+    ASSERT_EQ(manager("Reconfigure", "a{sv}", 0).error, "");
+    EXPECT_NE(h_.table(kMapA).find("pg_init_retries 7"), std::string::npos) << h_.table(kMapA);
+    auto *o = published(mpathd::BusService::mapPath(kMapA), "Overrides");
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(std::get<Dict>(*o), (Dict{{"pg_init_retries", "persistent"}}));
+}
+
+TEST_F(Bus, BadArgumentsAreNamedErrorsAndChangeNothing) {
+    const std::string invalid = "org.mpathd.Multipath1.Error.InvalidArgument";
+    auto r = map(kMapA, "SetPathSelector", "sa{sv}", "fastest 0", 0);
+    EXPECT_EQ(r.error, invalid);
+    EXPECT_NE(r.message.find("invalid value 'fastest 0' for path_selector"), std::string::npos)
+        << r.message;
+    r = map(kMapA, "SetPgInitRetries", "ua{sv}", 51u, 0);
+    EXPECT_EQ(r.error, invalid);
+    EXPECT_NE(r.message.find("from 0 to 50"), std::string::npos) << r.message;
+    r = map(kMapA, "SetNoPathRetry", "sa{sv}", "sometimes", 0);
+    EXPECT_EQ(r.error, invalid);
+    r = map(kMapA, "SetNoPathRetry", "sa{sv}", "5\nfeatures \"0\"", 0);
+    EXPECT_EQ(r.error, invalid) << "a line break must not reach the configuration";
+    r = map(kMapA, "SwitchPathGroup", "ua{sv}", 3u, 0);
+    EXPECT_EQ(r.error, invalid);
+    EXPECT_NE(r.message.find("has 2 path groups"), std::string::npos) << r.message;
+    r = map(kMapA, "Reload", "a{sv}", 1, "force", "b", 1);
+    EXPECT_EQ(r.error, invalid);
+    EXPECT_NE(r.message.find("unknown option 'force'"), std::string::npos) << r.message;
+    r = map(kMapA, "SetPathSelector", "sa{sv}", "round-robin 0", 1, "persist", "s", "yes");
+    EXPECT_EQ(r.error, invalid);
+    r = call("/org/mpathd/Multipath1/maps/nosuchmap", "org.mpathd.Multipath1.Map", "Reload",
+             "a{sv}", 0);
+    EXPECT_NE(r.error, "");
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(h_.root()) / "etc/mpathd/conf.d"));
+}
+
+TEST_F(Bus, SetQueueIfNoPathIsAMessageNotAReload) {
+    ASSERT_EQ(map(kMapA, "SetQueueIfNoPath", "ba{sv}", 0, 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_if_no_path")) << h_.logText();
+    ASSERT_EQ(map(kMapA, "SetQueueIfNoPath", "ba{sv}", 1, 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " queue_if_no_path"));
+    h_.settle();
+    EXPECT_EQ(h_.count("reload "), 0u) << h_.logText();
+    auto *q = published(mpathd::BusService::mapPath(kMapA), "QueueIfNoPath");
+    ASSERT_NE(q, nullptr);
+    EXPECT_TRUE(std::get<bool>(*q));
+}
+
+TEST_F(Bus, APathFailedOnRequestStaysFailedUntilReinstated) {
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    ASSERT_EQ(call(sdc, "org.mpathd.Multipath1.Path", "Fail", "a{sv}", 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_path 8:32"));
+    h_.checkers().set("/dev/sdc", mpath::model::CheckerState::Up);
+    h_.clearCalls();
+    h_.advance(30s); // several checks find it up
+    EXPECT_FALSE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:32"))
+        << h_.logText();
+    EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "failed");
+    ASSERT_EQ(call(sdc, "org.mpathd.Multipath1.Path", "Reinstate", "a{sv}", 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:32"));
+    EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "active");
+}
+
+TEST_F(Bus, FlushRemovesTheMapAndAnOpenMapIsBusy) {
+    h_.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).setOpenCount(kMapB, 1);
+        return 0;
+    });
+    auto r = map(kMapB, "Flush", "a{sv}", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.Busy") << r.message;
+    EXPECT_EQ(h_.liveMaps().size(), 2u);
+    ASSERT_EQ(map(kMapA, "Flush", "a{sv}", 0).error, "");
+    EXPECT_EQ(h_.liveMaps(), std::vector<std::string>{kMapB});
+    h_.advance(10s);
+    EXPECT_EQ(h_.liveMaps(), std::vector<std::string>{kMapB}) << "made again: " << h_.logText();
+    EXPECT_EQ(service_->objects().count(mpathd::BusService::mapPath(kMapA)), 0u);
+}
+
+TEST_F(Bus, ReadsAreOpenToEveryoneAndChangesNeedRootWithoutPolkit) {
+    std::string out;
+    EXPECT_EQ(busctlAsNobody(std::string("get-property ") + kName + " " +
+                                 mpathd::BusService::mapPath(kMapA) +
+                                 " org.mpathd.Multipath1.Map Name",
+                             &out),
+              0)
+        << out;
+    EXPECT_NE(out.find(kMapA), std::string::npos) << out;
+    EXPECT_NE(busctlAsNobody(std::string("call ") + kName + " " +
+                                 mpathd::BusService::mapPath(kMapA) +
+                                 " org.mpathd.Multipath1.Map SetPathSelector sa{sv} "
+                                 "queue-length 0",
+                             &out),
+              0);
+    EXPECT_NE(out.find("needs root"), std::string::npos) << out;
+    EXPECT_TRUE(h_.calls().empty());
+    // Root is let through.
+    EXPECT_EQ(map(kMapA, "SetPathSelector", "sa{sv}", "queue-length", 0).error, "");
+}
+
+TEST_F(Bus, PolkitDecidesWhenItRunsEvenForRoot) {
+    startPolkit();
+    auto r = map(kMapA, "SetPathSelector", "sa{sv}", "queue-length", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotAuthorized");
+    EXPECT_NE(r.message.find("org.mpathd.multipath1.modify-map"), std::string::npos) << r.message;
+    EXPECT_TRUE(h_.calls().empty());
+    EXPECT_EQ(mapProperty(kMapA, "Selector"), "service-time 0");
+    r = call(mpathd::BusService::pathPath("sdb"), "org.mpathd.Multipath1.Path", "Fail", "a{sv}", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotAuthorized");
+
+    allow("org.mpathd.multipath1.modify-map");
+    EXPECT_EQ(map(kMapA, "SetPathSelector", "sa{sv}", "queue-length", 0).error, "");
+    EXPECT_EQ(mapProperty(kMapA, "Selector"), "queue-length 0");
+    // Another action stays denied.
+    EXPECT_EQ(manager("Reconfigure", "a{sv}", 0).error,
+              "org.mpathd.Multipath1.Error.NotAuthorized");
+}
+
+TEST_F(Bus, QueriesAnswerWhileAChangeWaitsForTheKernel) {
+    // The reload hangs in the kernel; a query on the same bus answers.
+    h_.dm().setHook([](const std::string &op, const std::string &) {
+        if (op == "reload")
+            std::this_thread::sleep_for(1500ms);
+    });
+    auto slow = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        int r = sd_bus_call_method(b, kName, mpathd::BusService::mapPath(kMapB).c_str(),
+                                   "org.mpathd.Multipath1.Map", "SetPathSelector", nullptr, nullptr,
+                                   "sa{sv}", "round-robin 0", 0);
+        sd_bus_flush_close_unref(b);
+        return r;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(mapProperty(kMapA, "Name"), kMapA);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1000ms);
+    for (int i = 0; i < 2000 && slow.wait_for(0ms) != std::future_status::ready; ++i)
+        h_.advance(20ms);
+    EXPECT_GE(slow.get(), 0);
+}
