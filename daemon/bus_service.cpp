@@ -13,6 +13,7 @@
 #include <list>
 #include <mpath/config/values.h>
 #include <mpath/dm/selectors.h>
+#include <mpath/policy/grouping.h>
 #include <optional>
 #include <set>
 #include <sys/sysmacros.h>
@@ -1165,21 +1166,26 @@ std::map<std::string, BusService::Object> BusService::compute() const {
             if (grp.state == mpath::model::GroupState::Active && active == 0)
                 active = number;
             std::vector<ObjectPath> members;
+            // A live table carries no priorities: the group's is its
+            // tracked paths' mean, as the planner computes it.
+            mpath::model::PathGroup tracked;
             for (const auto &p : grp.paths) {
                 auto n = byDevt.find(p.devt);
                 if (n == byDevt.end())
                     continue;
                 members.push_back({pathPath(n->second)});
                 where[n->second] = {wwid, number};
+                tracked.paths.push_back(st.paths.at(n->second).path);
             }
             groups.push_back({groupPath(wwid, number)});
-            out[groupPath(wwid, number)] = Object{kGroupIface,
-                                                  {{"Map", ObjectPath{mp}},
-                                                   {"Number", uint32_t{number}},
-                                                   {"State", std::string(toString(grp.state))},
-                                                   {"Priority", int32_t{grp.priority}},
-                                                   {"Selector", selectorText(grp)},
-                                                   {"Paths", members}}};
+            out[groupPath(wwid, number)] =
+                Object{kGroupIface,
+                       {{"Map", ObjectPath{mp}},
+                        {"Number", uint32_t{number}},
+                        {"State", std::string(toString(grp.state))},
+                        {"Priority", int32_t{mpath::policy::groupPriority(tracked)}},
+                        {"Selector", selectorText(grp)},
+                        {"Paths", members}}};
         }
         for (const auto &[name, p] : st.paths)
             if (p.mapWwid == wwid) {
