@@ -1,0 +1,143 @@
+// mpathctl, the real binary, against the D-Bus API on the test bus: what a
+// user types and what they see.
+
+#include "bus_harness.h"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#ifdef MPATHCTL
+
+namespace mpathd_test {
+
+/// The fixture's maps and paths, asked through mpathctl on the system bus.
+class MpathctlBusTest : public BusFixture {
+protected:
+    /// Runs `mpathctl --bus system ARGS` against the test bus.
+    /// \return its exit status; \a out gets stdout and stderr
+    int mpathctl(const std::string &args, std::string *out = nullptr) {
+        return runCommand(
+            "DBUS_SYSTEM_BUS_ADDRESS=" + address_ + " " MPATHCTL " --bus system " + args, out);
+    }
+
+    /// `mpathctl ARGS --json`, parsed; fails the test when it is not JSON.
+    nlohmann::json json(const std::string &args) {
+        std::string out;
+        EXPECT_EQ(mpathctl(args + " --json", &out), 0) << out;
+        nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+        EXPECT_FALSE(j.is_discarded()) << out;
+        return j;
+    }
+};
+
+TEST_F(MpathctlBusTest, ShowTopologyPrintsEveryMapWithItsGroupsAndPaths) {
+    std::string out;
+    ASSERT_EQ(mpathctl("--color=never show topology", &out), 0) << out;
+    // Named by their WWIDs (no user_friendly_names); the groups' priorities
+    // are their paths' (prio sysfs: 50 optimized, 1 standby).
+    EXPECT_EQ(out, "36001405aaaa dm-0 ACME,Array\n"
+                   "size=1.0M features='0' hwhandler='0' target=multipath\n"
+                   "|-+- policy='service-time 0' prio=50 status=enabled\n"
+                   "| `- sdb 8:16 active up\n"
+                   "`-+- policy='service-time 0' prio=1 status=enabled\n"
+                   "  `- sdc 8:32 active up\n"
+                   "36001405bbbb dm-1 ACME,Array\n"
+                   "size=1.0M features='0' hwhandler='0' target=multipath\n"
+                   "|-+- policy='service-time 0' prio=50 status=enabled\n"
+                   "| `- sdd 8:48 active up\n"
+                   "`-+- policy='service-time 0' prio=1 status=enabled\n"
+                   "  `- sde 8:64 active up\n");
+}
+
+TEST_F(MpathctlBusTest, ShowMapsJsonListsBothMapsWithTheirPaths) {
+    const nlohmann::json j = json("show maps");
+    EXPECT_EQ(j.value("version", 0), 1) << j.dump(2);
+    ASSERT_TRUE(j.contains("maps")) << j.dump(2);
+    ASSERT_EQ(j["maps"].size(), 2u) << j.dump(2);
+    std::map<std::string, std::vector<std::string>> paths;
+    for (const auto &m : j["maps"]) {
+        EXPECT_EQ(m.value("name", ""), m.value("wwid", "")) << m.dump(2);
+        std::vector<std::string> names;
+        for (const auto &p : m["paths"])
+            names.push_back(p.get<std::string>());
+        paths[m.value("wwid", "")] = names;
+    }
+    EXPECT_EQ(paths, (std::map<std::string, std::vector<std::string>>{{kMapA, {"sdb", "sdc"}},
+                                                                      {kMapB, {"sdd", "sde"}}}))
+        << j.dump(2);
+}
+
+TEST_F(MpathctlBusTest, SetSelectorReloadsTheMapAndShowMapSaysSo) {
+    std::string out;
+    ASSERT_EQ(mpathctl(std::string("set map ") + kMapB + " selector queue-length", &out), 0) << out;
+    EXPECT_NE(h_.table(kMapB).find("queue-length"), std::string::npos) << h_.table(kMapB);
+    const nlohmann::json j = json(std::string("show map ") + kMapB);
+    EXPECT_EQ(j["map"].value("selector", ""), "queue-length 0") << j.dump(2);
+    EXPECT_EQ(j["map"]["overrides"], (nlohmann::json{{"path_selector", "runtime"}})) << j.dump(2);
+}
+
+TEST_F(MpathctlBusTest, SetPgInitRetriesOutOfRangeFailsWithTheLimitAndChangesNothing) {
+    std::string out;
+    EXPECT_EQ(mpathctl(std::string("set map ") + kMapA + " pg-init-retries 99", &out), 1) << out;
+    EXPECT_NE(out.find("from 0 to 50"), std::string::npos) << out;
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+TEST_F(MpathctlBusTest, SetOnAnUnknownMapFailsAndNamesIt) {
+    std::string out;
+    EXPECT_EQ(mpathctl("set map nosuch selector round-robin", &out), 1) << out;
+    EXPECT_NE(out.find("'nosuch'"), std::string::npos) << out;
+    EXPECT_NE(out.find("(NotFound)"), std::string::npos) << out;
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+TEST_F(MpathctlBusTest, FailPathLeavesItFailedUntilReinstatePath) {
+    std::string out;
+    ASSERT_EQ(mpathctl("fail path sdc", &out), 0) << out;
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_path 8:32")) << h_.logText();
+    nlohmann::json j = json("show path sdc");
+    EXPECT_EQ(j["path"].value("dmState", ""), "failed") << j.dump(2);
+    EXPECT_TRUE(j["path"].value("adminFailed", false)) << j.dump(2);
+
+    ASSERT_EQ(mpathctl("reinstate path sdc", &out), 0) << out;
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:32"))
+        << h_.logText();
+    j = json("show path sdc");
+    EXPECT_EQ(j["path"].value("dmState", ""), "active") << j.dump(2);
+    EXPECT_FALSE(j["path"].value("adminFailed", true)) << j.dump(2);
+}
+
+TEST_F(MpathctlBusTest, ReconfigureSucceedsAndEndsARuntimeSetting) {
+    std::string out;
+    ASSERT_EQ(mpathctl(std::string("set map ") + kMapB + " selector queue-length", &out), 0) << out;
+    EXPECT_EQ(mpathctl("reconfigure", &out), 0) << out;
+    EXPECT_EQ(h_.table(kMapB).find("queue-length"), std::string::npos) << h_.table(kMapB);
+    const nlohmann::json j = json(std::string("show map ") + kMapB);
+    EXPECT_EQ(j["map"].value("selector", ""), "service-time 0") << j.dump(2);
+    EXPECT_TRUE(j["map"]["overrides"].empty()) << j.dump(2);
+}
+
+TEST_F(MpathctlBusTest, UnknownSubcommandIsAUsageError) {
+    std::string out;
+    EXPECT_EQ(mpathctl("frobnicate", &out), 2) << out;
+    EXPECT_NE(out.find("frobnicate"), std::string::npos) << out;
+}
+
+TEST_F(MpathctlBusTest, UnknownFlagIsAUsageError) {
+    std::string out;
+    EXPECT_EQ(mpathctl("show maps --no-such-flag", &out), 2) << out;
+    EXPECT_NE(out.find("--no-such-flag"), std::string::npos) << out;
+}
+
+} // namespace mpathd_test
+
+#else
+
+TEST(MpathctlBus, SkipsWithoutTheMpathctlBinary) {
+    GTEST_SKIP() << "mpathctl is not built in this tree";
+}
+
+#endif
