@@ -235,6 +235,8 @@ DaemonCommands::DaemonCommands(CLI::App &app) : app_(&app) {
     target(app.add_subcommand("flush", "remove a map (refused while it is open)"), flush_, "MAP",
            mapName);
     target(app.add_subcommand("reload", "load a map's table again"), reload_, "MAP", mapName);
+    target(app.add_subcommand("suspend", "suspend a map's I/O"), suspend_, "MAP", mapName);
+    target(app.add_subcommand("resume", "resume a suspended map"), resume_, "MAP", mapName);
     reconfigure_ = app.add_subcommand("reconfigure", "read the configuration again and reload "
                                                      "the maps it changes");
     watch_ = addJson(app.add_subcommand("watch", "print mpathd's changes as they happen, until "
@@ -286,6 +288,8 @@ int DaemonCommands::dispatch(BusClient &client) const {
         {reinstatePath_, false, BusClient::pathInterface, "Reinstate"},
         {flush_, true, BusClient::mapInterface, "Flush"},
         {reload_, true, BusClient::mapInterface, "Reload"},
+        {suspend_, true, BusClient::mapInterface, "Suspend"},
+        {resume_, true, BusClient::mapInterface, "Resume"},
     };
     for (const auto &s : simple) {
         if (!s.target.command->parsed())

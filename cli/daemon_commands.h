@@ -12,9 +12,9 @@ namespace mpathctl {
 class BusClient;
 
 /// The commands that ask mpathd over D-Bus: show, set, fail, reinstate,
-/// switch-group, reconfigure, flush, reload, add, remove and watch, and
-/// the options that say how to reach it (--bus, --socket) and how to
-/// print (--color).
+/// switch-group, reconfigure, flush, reload, suspend, resume, add,
+/// remove and watch, and the options that say how to reach it (--bus,
+/// --socket) and how to print (--color).
 class DaemonCommands {
 public:
     /// Adds the commands and the global options to \p app, which must
@@ -66,6 +66,8 @@ private:
     std::string group_;
     Target flush_;
     Target reload_;
+    Target suspend_;
+    Target resume_;
     CLI::App *reconfigure_;
     CLI::App *watch_;
 };

@@ -687,6 +687,33 @@ struct BusService::Impl {
         });
     }
 
+    void suspend(const CallPtr &call, bool suspend) {
+        MapRecord *rec = map(call);
+        if (!rec || !requireLive(call, *rec))
+            return;
+        const std::string wwid = rec->wwid;
+        authorize(call, kActionModifyMap, [this, call, wwid, suspend] {
+            auto it = daemon.mutableState().maps.find(wwid);
+            if (it == daemon.mutableState().maps.end()) {
+                call->fail(kErrNotFound, "map " + wwid + " is gone");
+                return;
+            }
+            const std::string name = it->second.name;
+            logNotice(aboutMap(name, wwid),
+                      suspend ? "suspending on request: its I/O waits" : "resuming on request");
+            daemon.dmOps().suspend(
+                wwid, name, suspend, [this, call, wwid, name, suspend](Result<void> r) {
+                    if (!r) {
+                        call->fail(kErrDm, "map " + name + ": " +
+                                               (suspend ? "suspend: " : "resume: ") +
+                                               r.error().message);
+                        return;
+                    }
+                    daemon.reconciler().refresh(wwid, [call] { call->ok(); });
+                });
+        });
+    }
+
     void reload(const CallPtr &call) {
         MapRecord *rec = map(call);
         if (!rec || !requireLive(call, *rec))
@@ -930,6 +957,24 @@ int onReload(sd_bus_message *m, void *u, sd_bus_error *e) {
     });
 }
 
+int onSuspend(sd_bus_message *m, void *u, sd_bus_error *e) {
+    return method(m, e, false, [u](const CallPtr &call, Options &, auto readOpts) {
+        if (int r = readOpts(); r <= 0)
+            return r;
+        implOf(u)->suspend(call, true);
+        return 1;
+    });
+}
+
+int onResume(sd_bus_message *m, void *u, sd_bus_error *e) {
+    return method(m, e, false, [u](const CallPtr &call, Options &, auto readOpts) {
+        if (int r = readOpts(); r <= 0)
+            return r;
+        implOf(u)->suspend(call, false);
+        return 1;
+    });
+}
+
 int onFlush(sd_bus_message *m, void *u, sd_bus_error *e) {
     return method(m, e, false, [u](const CallPtr &call, Options &, auto readOpts) {
         if (int r = readOpts(); r <= 0)
@@ -954,6 +999,10 @@ const sd_bus_vtable kMapVtable[] = {
     SD_BUS_METHOD_WITH_ARGS("SwitchPathGroup", SD_BUS_ARGS("u", group, "a{sv}", options),
                             SD_BUS_NO_RESULT, onSwitchPathGroup, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT, onReload,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Suspend", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT, onSuspend,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Resume", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT, onResume,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Flush", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT, onFlush,
                             SD_BUS_VTABLE_UNPRIVILEGED),
@@ -1202,6 +1251,7 @@ std::map<std::string, BusService::Object> BusService::compute() const {
                 break;
             }
         std::string state = !rec.live         ? "pending"
+                            : rec.suspended   ? "suspended"
                             : usablePaths > 0 ? "ready"
                             : queueing        ? "queueing"
                                               : "failing";

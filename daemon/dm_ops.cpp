@@ -127,6 +127,16 @@ void DmOps::remove(const std::string &wwid, const std::string &name, bool deferr
         std::move(done));
 }
 
+void DmOps::suspend(const std::string &wwid, const std::string &name, bool suspend,
+                    std::function<void(Result<void>)> done) {
+    run<void>(
+        wwid, daemon_.env().dmDeadline,
+        [name, suspend](mpath::dm::DeviceMapper &dm) {
+            return suspend ? dm.suspend(name) : dm.resume(name);
+        },
+        std::move(done));
+}
+
 void DmOps::message(const std::string &wwid, const std::string &name, const std::string &text,
                     std::function<void(Result<void>)> done) {
     ++daemon_.mutableCounters().messages;

@@ -46,6 +46,9 @@ public:
     /// open and a deferred removal waits for its last close.
     void remove(const std::string &wwid, const std::string &name, bool deferred,
                 std::function<void(mpath::Result<bool>)> done);
+    /// Suspends (without flushing) or resumes \a name.
+    void suspend(const std::string &wwid, const std::string &name, bool suspend,
+                 std::function<void(mpath::Result<void>)> done);
     /// A target message ("fail_path 8:16"); logged when it fails.
     void message(const std::string &wwid, const std::string &name, const std::string &text,
                  std::function<void(mpath::Result<void>)> done = {});

@@ -175,6 +175,7 @@ void MapPolicies::failback(const std::string &wwid) {
         m->second.liveMap = live->map;
         m->second.liveStatus = live->status;
         m->second.devt = live->device.devt;
+        m->second.suspended = live->device.suspended;
         const auto &groups = m->second.planned->map.groups;
         unsigned best = 0;
         for (unsigned g = 0; g < groups.size() && best == 0; ++g)

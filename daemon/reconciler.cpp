@@ -145,6 +145,7 @@ void Reconciler::adopt(std::function<void()> whenDone) {
                 rec.live = true;
                 rec.target = d.targetType;
                 rec.devt = d.devt;
+                rec.suspended = d.suspended;
                 ++inFlight_;
                 daemon_.dmOps().read(wwid, d.name, [this, wwid, finishOne](Result<LiveMap> live) {
                     --inFlight_;
@@ -402,6 +403,7 @@ void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &na
         rec.liveStatus = live->status;
         rec.target = live->map.target;
         rec.devt = live->device.devt;
+        rec.suspended = live->device.suspended;
         takePathStates(live->map);
         recordWwid(name, wwid);
         if (state.removing.erase(wwid)) {
@@ -481,6 +483,7 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
             rec->second.liveStatus = live->status;
             rec->second.target = live->map.target;
             rec->second.devt = live->device.devt;
+            rec->second.suspended = live->device.suspended;
             takePathStates(live->map);
             // A new table starts every path active: fail again those the
             // checker found down or an administrator failed.

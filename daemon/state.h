@@ -49,6 +49,7 @@ struct MapRecord {
     bool live{false};                ///< device-mapper has it
     std::string target;              ///< live target type
     dev_t devt{0};                   ///< the live map's device number
+    bool suspended{false};           ///< the live map is suspended
     mpath::model::Map liveMap;       ///< live table and status, as last read
     mpath::dm::MapStatus liveStatus; ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;

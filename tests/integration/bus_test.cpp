@@ -354,3 +354,59 @@ TEST_F(Bus, QueriesAnswerWhileAChangeWaitsForTheKernel) {
         h_.advance(20ms);
     EXPECT_GE(slow.get(), 0);
 }
+
+TEST_F(Bus, SuspendHoldsTheMapUntilResume) {
+    ASSERT_EQ(map(kMapA, "Suspend", "a{sv}", 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("suspend ") + kMapA));
+    EXPECT_EQ(mapProperty(kMapA, "State"), "suspended");
+    ASSERT_EQ(map(kMapA, "Resume", "a{sv}", 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("resume ") + kMapA));
+    EXPECT_EQ(mapProperty(kMapA, "State"), "ready");
+}
+
+TEST_F(Bus, APathThatAppearsIsAnnouncedAsANewObjectOfItsMap) {
+    auto watcher = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        std::string added;
+        (void)sd_bus_add_match(
+            b, nullptr,
+            "type='signal',interface='org.freedesktop.DBus.ObjectManager',"
+            "member='InterfacesAdded'",
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                const char *path = nullptr;
+                if (sd_bus_message_read(m, "o", &path) >= 0)
+                    *static_cast<std::string *>(u) = path;
+                return 0;
+            },
+            &added);
+        (void)sd_bus_request_name(b, "org.mpathd.TestWatcher", 0);
+        for (int i = 0; i < 500 && added.empty(); ++i) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        sd_bus_flush_close_unref(b);
+        return added;
+    });
+    for (int i = 0; i < 200; ++i)
+        if (onClient([](sd_bus *b) {
+                return sd_bus_get_name_creds(b, "org.mpathd.TestWatcher", 0, nullptr) >= 0;
+            }))
+            break;
+    h_.addDisk("sdf", 80, 3, kMapB, "standby");
+    h_.inject("add", "sdf");
+    for (int i = 0; i < 200 && watcher.wait_for(0ms) != std::future_status::ready; ++i)
+        h_.advance(20ms);
+    EXPECT_EQ(watcher.get(), mpathd::BusService::pathPath("sdf"));
+    h_.settle();
+    auto *paths = published(mpathd::BusService::mapPath(kMapB), "Paths");
+    ASSERT_NE(paths, nullptr);
+    const auto &v = std::get<std::vector<mpathd::BusService::ObjectPath>>(*paths);
+    EXPECT_NE(std::find(v.begin(), v.end(),
+                        mpathd::BusService::ObjectPath{mpathd::BusService::pathPath("sdf")}),
+              v.end());
+    h_.inject("remove", "sdf");
+    h_.settle();
+    h_.advance(100ms);
+    EXPECT_EQ(service_->objects().count(mpathd::BusService::pathPath("sdf")), 0u);
+}

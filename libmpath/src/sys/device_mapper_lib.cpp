@@ -320,4 +320,12 @@ Result<void> DeviceMapperLib::rename(const std::string &name, const std::string 
     return ok();
 }
 
+Result<void> DeviceMapperLib::suspend(const std::string &name) {
+    return suspendResume(name, true);
+}
+
+Result<void> DeviceMapperLib::resume(const std::string &name) {
+    return suspendResume(name, false);
+}
+
 } // namespace mpath::sys

@@ -285,4 +285,26 @@ Result<void> FakeDeviceMapper::rename(const std::string &name, const std::string
     return ok();
 }
 
+Result<void> FakeDeviceMapper::suspend(const std::string &name) {
+    calls_.push_back("suspend " + name);
+    if (auto e = injected(Op::Suspend, "suspend", name))
+        return *e;
+    auto it = devices_.find(name);
+    if (it == devices_.end())
+        return failure("suspend", name, ENXIO);
+    it->second.dev.suspended = true;
+    return ok();
+}
+
+Result<void> FakeDeviceMapper::resume(const std::string &name) {
+    calls_.push_back("resume " + name);
+    if (auto e = injected(Op::Resume, "resume", name))
+        return *e;
+    auto it = devices_.find(name);
+    if (it == devices_.end())
+        return failure("resume", name, ENXIO);
+    it->second.dev.suspended = false;
+    return ok();
+}
+
 } // namespace mpath::testing

@@ -64,4 +64,16 @@ Result<void> SerializedDeviceMapper::rename(const std::string &name, const std::
     return inner_->rename(name, newName);
 }
 
+Result<void> SerializedDeviceMapper::suspend(const std::string &name) {
+    before("suspend", name);
+    sys::MutexLock lock(mutex_);
+    return inner_->suspend(name);
+}
+
+Result<void> SerializedDeviceMapper::resume(const std::string &name) {
+    before("resume", name);
+    sys::MutexLock lock(mutex_);
+    return inner_->resume(name);
+}
+
 } // namespace mpath::testing

@@ -322,6 +322,24 @@ TEST_P(DeviceMapperContract, AFailedReloadKeepsTheLiveTableAndTheMapRunning) {
     EXPECT_FALSE(i->suspended);
 }
 
+TEST_P(DeviceMapperContract, ASuspendedMapSaysSoUntilResumedAndAnAbsentOneIsEnxio) {
+    const std::string n = name("s");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    ASSERT_TRUE(dm().suspend(n));
+    auto i = dm().info(n);
+    ASSERT_TRUE(i);
+    EXPECT_TRUE(i->suspended);
+    // Messages still reach a suspended map.
+    EXPECT_TRUE(dm().message(n, 0, "queue_if_no_path"));
+    ASSERT_TRUE(dm().resume(n));
+    i = dm().info(n);
+    ASSERT_TRUE(i);
+    EXPECT_FALSE(i->suspended);
+    auto r = dm().suspend(name("absent"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), ENXIO);
+}
+
 TEST_P(DeviceMapperContract, AnOpenMapIsRemovedOnlyDeferredAtItsLastClose) {
     const std::string n = name("open");
     ASSERT_TRUE(dm().create(n, "", table()));

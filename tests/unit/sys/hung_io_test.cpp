@@ -91,6 +91,8 @@ public:
         return fake_.message(n, s, t);
     }
     Result<void> remove(const std::string &n, bool d) override { return fake_.remove(n, d); }
+    Result<void> suspend(const std::string &n) override { return fake_.suspend(n); }
+    Result<void> resume(const std::string &n) override { return fake_.resume(n); }
     Result<void> rename(const std::string &n, const std::string &to) override {
         return fake_.rename(n, to);
     }

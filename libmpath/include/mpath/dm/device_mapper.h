@@ -80,6 +80,12 @@ public:
 
     /// Renames \a name to \a newName, waiting for udev.
     virtual Result<void> rename(const std::string &name, const std::string &newName) = 0;
+
+    /// Suspends \a name without flushing: I/O waits (queued I/O stays
+    /// queued) until resume().
+    virtual Result<void> suspend(const std::string &name) = 0;
+    /// Resumes \a name, waiting for udev.
+    virtual Result<void> resume(const std::string &name) = 0;
 };
 
 } // namespace mpath::dm

@@ -37,6 +37,8 @@ public:
                                 const std::string &text) override;
     Result<void> remove(const std::string &name, bool deferred = false) override;
     Result<void> rename(const std::string &name, const std::string &newName) override;
+    Result<void> suspend(const std::string &name) override;
+    Result<void> resume(const std::string &name) override;
 
     /// Whether device-mapper can be reached (/dev/mapper/control opens).
     static bool available();

@@ -18,7 +18,19 @@ namespace mpath::testing {
 /// the path and group messages, records every call, and fails on demand.
 class FakeDeviceMapper final : public dm::DeviceMapper {
 public:
-    enum class Op { List, Info, Table, Status, Create, Reload, Message, Remove, Rename };
+    enum class Op {
+        List,
+        Info,
+        Table,
+        Status,
+        Create,
+        Reload,
+        Message,
+        Remove,
+        Rename,
+        Suspend,
+        Resume
+    };
 
     Result<std::vector<dm::Device>> listMultipath() override;
     Result<dm::Device> info(const std::string &name) override;
@@ -32,6 +44,8 @@ public:
                                 const std::string &text) override;
     Result<void> remove(const std::string &name, bool deferred = false) override;
     Result<void> rename(const std::string &name, const std::string &newName) override;
+    Result<void> suspend(const std::string &name) override;
+    Result<void> resume(const std::string &name) override;
 
     /// The next call of \p op fails with errno \p error (positive) and
     /// changes nothing.

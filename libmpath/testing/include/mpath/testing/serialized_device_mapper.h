@@ -34,6 +34,8 @@ public:
                                 const std::string &text) override;
     Result<void> remove(const std::string &name, bool deferred = false) override;
     Result<void> rename(const std::string &name, const std::string &newName) override;
+    Result<void> suspend(const std::string &name) override;
+    Result<void> resume(const std::string &name) override;
 
     /// Runs \a fn on the wrapped device-mapper under the lock (for the test
     /// thread to look at the fake).
