@@ -1202,6 +1202,7 @@ std::map<std::string, BusService::Object> BusService::compute() const {
     std::map<dev_t, std::string> byDevt;
     for (const auto &[name, p] : st.paths)
         byDevt[p.path.devt] = name;
+    std::map<std::string, unsigned> failCounts; // as the map's status last said
 
     for (const auto &[wwid, rec] : st.maps) {
         const mpath::model::Map &m =
@@ -1224,6 +1225,7 @@ std::map<std::string, BusService::Object> BusService::compute() const {
                     continue;
                 members.push_back({pathPath(n->second)});
                 where[n->second] = {wwid, number};
+                failCounts[n->second] = p.failCount;
                 tracked.paths.push_back(st.paths.at(n->second).path);
             }
             groups.push_back({groupPath(wwid, number)});
@@ -1311,7 +1313,7 @@ std::map<std::string, BusService::Object> BusService::compute() const {
              {"DmState", std::string(toString(p.path.dmState))},
              {"AdminFailed", p.adminFailed},
              {"Priority", int32_t{p.path.priority}},
-             {"FailCount", uint32_t{p.path.failCount}},
+             {"FailCount", uint32_t{failCounts.count(name) ? failCounts.at(name) : 0u}},
              {"Map", ObjectPath{inMap ? mapPath(p.mapWwid) : "/"}},
              {"Group",
               ObjectPath{w != where.end() ? groupPath(w->second.first, w->second.second) : "/"}}}};

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "map_policies.h"
 #include "path_tracker.h"
+#include "reconciler.h"
 
 #include <mpath/policy/planner.h>
 
@@ -158,8 +159,10 @@ void CheckerScheduler::onResult(const std::string &kernelName,
             daemon_.paths().reprioritize(kernelName); // its port state may have changed
         }
     }
-    if (live)
+    if (live) {
         daemon_.policies().update(rec.mapWwid);
+        daemon_.reconciler().readStatus(rec.mapWwid);
+    }
 
     // Steady and up: check less often; any change, or down: at the base.
     if (outcome.state == before && up(outcome.state))
@@ -188,6 +191,7 @@ void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &d
             checkSoon(name); // is it down, or was it one I/O error?
         }
         daemon_.policies().update(wwid);
+        daemon_.reconciler().readStatus(wwid, true);
         return;
     }
 }

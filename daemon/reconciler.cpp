@@ -503,6 +503,35 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
     });
 }
 
+void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end() || !it->second.live || it->second.busy || it->second.statusReading)
+        return;
+    MapRecord &rec = it->second;
+    const auto now = daemon_.loop().now();
+    if (!atOnce &&
+        now - rec.statusRead < std::chrono::seconds(daemon_.globals().pollingInterval.value))
+        return;
+    rec.statusRead = now;
+    rec.statusReading = true;
+    daemon_.dmOps().read(wwid, rec.name, [this, wwid](Result<LiveMap> live) {
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end())
+            return;
+        MapRecord &rec = it->second;
+        rec.statusReading = false;
+        // A change that started meanwhile reads the map back itself.
+        if (!live || rec.busy)
+            return;
+        rec.liveMap = live->map;
+        rec.liveStatus = live->status;
+        rec.devt = live->device.devt;
+        rec.suspended = live->device.suspended;
+    });
+}
+
 void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     // Tools that keep off path devices (LVM, systemd, UDisks) read the
     // wwids file: every map the daemon keeps is in it, made or adopted.

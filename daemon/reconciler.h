@@ -37,6 +37,12 @@ public:
     /// failed again.
     void refresh(const std::string &wwid, std::function<void()> then = {});
 
+    /// Reads map \a wwid's table and status again for what changes with no
+    /// event the daemon sees (the group I/O goes to, fail counts): at most
+    /// once per polling interval (\a now: a device-mapper event, at once),
+    /// one read at a time, never during a change.
+    void readStatus(const std::string &wwid, bool now = false);
+
     /// Reads the maps device-mapper has (uuid mpath-<wwid>, target
     /// multipath or lmpath) into the state, then calls \a done.
     void adopt(std::function<void()> done);

@@ -45,13 +45,15 @@ struct PathRecord {
 /// One map: what the plan wants and what device-mapper has.
 struct MapRecord {
     std::string wwid;
-    std::string name;                ///< the device-mapper name, planned or live
-    bool live{false};                ///< device-mapper has it
-    std::string target;              ///< live target type
-    dev_t devt{0};                   ///< the live map's device number
-    bool suspended{false};           ///< the live map is suspended
-    mpath::model::Map liveMap;       ///< live table and status, as last read
-    mpath::dm::MapStatus liveStatus; ///< map-wide status facts, as last read
+    std::string name;                                   ///< the device-mapper name, planned or live
+    bool live{false};                                   ///< device-mapper has it
+    std::string target;                                 ///< live target type
+    dev_t devt{0};                                      ///< the live map's device number
+    bool suspended{false};                              ///< the live map is suspended
+    bool statusReading{false};                          ///< a readStatus() runs
+    std::chrono::steady_clock::time_point statusRead{}; ///< when the last one started
+    mpath::model::Map liveMap;                          ///< live table and status, as last read
+    mpath::dm::MapStatus liveStatus;                    ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;
     bool busy{false};         ///< a create, reload, rename or remove runs
     bool dirty{false};        ///< plan again once the running operation ends

@@ -410,3 +410,19 @@ TEST_F(Bus, APathThatAppearsIsAnnouncedAsANewObjectOfItsMap) {
     h_.advance(100ms);
     EXPECT_EQ(service_->objects().count(mpathd::BusService::pathPath("sdf")), 0u);
 }
+
+TEST_F(Bus, WhatTheKernelDidAloneShowsAfterItsEvent) {
+    // Someone fails a path behind the daemon's back (I/O errors do the
+    // same); the kernel's event makes the daemon read the status again.
+    ASSERT_TRUE(h_.dm().with(
+        [](mpath::dm::DeviceMapper &dm) { return bool(dm.message(kMapA, 0, "fail_path 8:16")); }));
+    h_.injectMap("change", kMapA, "PATH_FAILED", "8:16");
+    h_.settle();
+    h_.advance(100ms);
+    auto *n = published(mpathd::BusService::pathPath("sdb"), "FailCount");
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(std::get<uint32_t>(*n), 1u);
+    // Its check found it up: the daemon put it back.
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:16"))
+        << h_.logText();
+}
