@@ -1,7 +1,9 @@
 #!/bin/bash
 # The demo: two paths to one LUN appear; mpathd makes the multipath map by
 # itself; fio writes and verifies through it while one path fails and
-# comes back; mpathd fails and reinstates the path. No dmsetup is typed.
+# comes back; mpathd fails and reinstates the path; an administrator then
+# turns queueing on and changes the path selector with mpathctl (over
+# mpathd's D-Bus API) while fio runs. No dmsetup is typed.
 # lab-timeout: 300
 . /lab/lib.sh
 
@@ -23,7 +25,7 @@ defaults {
 	find_multipaths on
 	user_friendly_names yes
 	polling_interval 2
-	no_path_retry queue
+	no_path_retry fail
 }
 blacklist {
 	devnode "^sd"
@@ -74,6 +76,30 @@ grep "path $a" "$RESULTS/mpathd.log" | tail -n 2 | sed 's/^/  log: /'
 wait "$fio" || die "fio reported an error: $(tail -n 20 "$RESULTS/fio.log")"
 say "fio finished without an I/O or verify error"
 grep -E 'write:|err=' "$RESULTS/fio.log" | sed 's/^/  /'
+
+say "mpathctl show topology (mpathd's D-Bus API)"
+mpathctl show topology --color=never 2>&1 | sed 's/^/  /'
+
+say "fio again for 20 s; meanwhile queueing and the selector change through mpathctl"
+fio_verify demo2 "/dev/mapper/$map" 20 --status-interval=10 --output-format=normal \
+	> "$RESULTS/fio2.log" 2>&1 &
+fio=$!
+sleep 4
+echo "  \$ mpathctl set map $map queue-if-no-path on"
+mpathctl set map "$map" queue-if-no-path on 2>&1 | sed 's/^/  /'
+echo "  table:  $(dmsetup table "$map")"
+dmsetup table "$map" | grep -q queue_if_no_path || die "queue_if_no_path is not in the table"
+echo "  \$ mpathctl set map $map selector queue-length"
+mpathctl set map "$map" selector queue-length 2>&1 | sed 's/^/  /'
+echo "  table:  $(dmsetup table "$map")"
+dmsetup table "$map" | grep -q queue-length || die "the selector did not change"
+echo "  \$ mpathctl show map $map"
+mpathctl show map "$map" --color=never 2>&1 | sed 's/^/  /'
+echo "  \$ mpathctl set map $map selector bogus   (refused, nothing changes)"
+mpathctl set map "$map" selector bogus 2>&1 | sed 's/^/  /' || true
+wait "$fio" || die "fio reported an error: $(tail -n 20 "$RESULTS/fio2.log")"
+say "fio finished without an I/O or verify error while the settings changed"
+grep -E 'write:|err=' "$RESULTS/fio2.log" | sed 's/^/  /'
 
 say "mpathd stops; the map stays (queueing off: no daemon to end a wait)"
 mpathd_stop TERM
