@@ -73,6 +73,9 @@ private:
     std::unique_ptr<BusConnection::CallError> asyncError_;
     /// The name answered on the system bus once: no fallback after that.
     bool confirmed_{false};
+    /// Auto tried the private socket first (root can open it): no
+    /// dbus-daemon between us and mpathd, and no Hello.
+    bool triedPeer_{false};
 };
 
 } // namespace mpathctl

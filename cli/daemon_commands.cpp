@@ -164,8 +164,8 @@ std::string toText(const PropertyValue &v) {
 
 DaemonCommands::DaemonCommands(CLI::App &app) : app_(&app) {
     app.add_option("--bus", bus_,
-                   "how to reach mpathd: the system bus, its private socket, or the socket "
-                   "when the bus or the name does not answer (auto)")
+                   "how to reach mpathd: the system bus, its private socket, or (auto) the "
+                   "socket when it can be opened (root), else the system bus, else the socket")
         ->type_name("system|private|auto")
         ->check(CLI::IsMember({"system", "private", "auto"}));
     app.add_option("--socket", socket_,
