@@ -1121,7 +1121,30 @@ int enumerate(sd_bus *, const char *prefix, void *userdata, char ***nodes, sd_bu
 // --- the service -----------------------------------------------------------
 
 BusService::BusService(Daemon &daemon) : daemon_(daemon), impl_(std::make_unique<Impl>(*this)) {
-    afterDispatch_ = daemon_.loop().addAfterDispatch([this] { publish(); });
+    afterDispatch_ = daemon_.loop().addAfterDispatch([this] { changed(); });
+}
+
+void BusService::changed() {
+    impl_->check();
+    if (publishedByTimer_) {
+        publishedByTimer_ = false; // nothing but the computation ran
+        return;
+    }
+    dirty_ = true;
+    if (publishTimer_ || connections_.empty())
+        return;
+    publishTimer_ = daemon_.loop().addTimer(kPublishDelay, [this] {
+        publishTimer_.reset();
+        if (dirty_)
+            publish();
+        publishedByTimer_ = true;
+    });
+}
+
+const std::map<std::string, BusService::Object> &BusService::objects() {
+    if (dirty_ && !connections_.empty())
+        publish();
+    return objects_;
 }
 
 BusService::~BusService() = default;
@@ -1203,6 +1226,10 @@ std::map<std::string, BusService::Object> BusService::compute() const {
     for (const auto &[name, p] : st.paths)
         byDevt[p.path.devt] = name;
     std::map<std::string, unsigned> failCounts; // as the map's status last said
+    std::map<std::string, std::vector<const std::string *>> pathsOf; // map WWID -> kernel names
+    for (const auto &[name, p] : st.paths)
+        if (!p.mapWwid.empty())
+            pathsOf[p.mapWwid].push_back(&name);
 
     for (const auto &[wwid, rec] : st.maps) {
         const mpath::model::Map &m =
@@ -1238,20 +1265,14 @@ std::map<std::string, BusService::Object> BusService::compute() const {
                         {"Selector", selectorText(grp)},
                         {"Paths", members}}};
         }
-        for (const auto &[name, p] : st.paths)
-            if (p.mapWwid == wwid) {
-                paths.push_back({pathPath(name)});
-                usablePaths += (rec.live && usable(p)) ? 1 : 0;
+        if (auto it = pathsOf.find(wwid); it != pathsOf.end())
+            for (const std::string *name : it->second) {
+                paths.push_back({pathPath(*name)});
+                usablePaths += (rec.live && usable(st.paths.at(*name))) ? 1 : 0;
             }
         const bool queueing =
             std::find(m.features.begin(), m.features.end(), "queue_if_no_path") != m.features.end();
-        std::string noPathRetry;
-        for (const auto &[name, p] : st.paths)
-            if (p.mapWwid == wwid) {
-                noPathRetry =
-                    mpath::config::toString(daemon_.config().effective(p.path).noPathRetry.value);
-                break;
-            }
+        const std::string &noPathRetry = rec.noPathRetry;
         std::string state = !rec.live         ? "pending"
                             : rec.suspended   ? "suspended"
                             : usablePaths > 0 ? "ready"
@@ -1322,9 +1343,9 @@ std::map<std::string, BusService::Object> BusService::compute() const {
 }
 
 void BusService::publish() {
-    impl_->check();
     if (connections_.empty())
         return;
+    dirty_ = false; // the signals' getters read objects() meanwhile
     std::map<std::string, Object> next = compute();
     if (next == objects_)
         return;

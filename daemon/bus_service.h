@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,9 +19,10 @@ class Daemon;
 
 /// mpathd's D-Bus API (daemon/data/dbus-1/interfaces/org.mpathd.Multipath1.xml)
 /// on one or more connections: the system bus and the private socket's
-/// peers. Properties are computed from the daemon's state after every
-/// callback of the loop; what changed goes out as PropertiesChanged and
-/// InterfacesAdded/Removed, and Get returns what the last signal said.
+/// peers. Properties are computed from the daemon's state: at most every
+/// kPublishDelay after callbacks of the loop ran, and before any read
+/// that would see an older computation; what changed goes out as
+/// PropertiesChanged and InterfacesAdded/Removed.
 /// Changes are authorized by polkit (asynchronously) on the system bus;
 /// a peer of the private socket (root only, by its mode) is trusted.
 class BusService {
@@ -55,8 +57,12 @@ public:
         bool operator==(const Object &) const = default;
     };
 
-    /// The objects as the last publish() computed them, by object path.
-    const std::map<std::string, Object> &objects() const { return objects_; }
+    /// How long changes gather before they are computed and signalled.
+    static constexpr std::chrono::milliseconds kPublishDelay{100};
+
+    /// The objects by object path, computed again first when the state may
+    /// have changed since.
+    const std::map<std::string, Object> &objects();
 
     /// Computes the objects again and signals what changed.
     void publish();
@@ -72,12 +78,18 @@ public:
 
 private:
     std::map<std::string, Object> compute() const;
+    /// After each callback of the loop: answers waiting calls, and marks
+    /// the objects for computing again.
+    void changed();
 
     Daemon &daemon_;
     std::vector<std::unique_ptr<Connection>> connections_;
     std::map<std::string, Object> objects_;
     std::unique_ptr<Impl> impl_;
     mpath::sys::EventLoop::SourcePtr afterDispatch_;
+    mpath::sys::EventLoop::SourcePtr publishTimer_;
+    bool dirty_{true};
+    bool publishedByTimer_{false}; ///< the callback that just ran was publish()'s own
 };
 
 } // namespace mpathd

@@ -67,6 +67,12 @@ void Daemon::applyConfig(mpath::config::Config config) {
     using mpath::config::DmTarget;
     fileConfig_ = std::move(config);
     config_ = overrides_.apply(fileConfig_);
+    overridesByWwid_.clear();
+    const std::string confd = mpath::config::Loader(env_.root).confdDirectory(fileConfig_);
+    for (const auto &mp : config_.multipaths)
+        if (!overridesByWwid_.count(mp.wwid))
+            if (auto o = overrides_.describe(fileConfig_, confd, mp.wwid); !o.empty())
+                overridesByWwid_.emplace(mp.wwid, std::move(o));
     if (config_.globals.dmTarget) {
         target_ = *config_.globals.dmTarget; // chosen in mpathd.conf
     } else if (env_.lmpathAvailable()) {
@@ -154,9 +160,10 @@ Result<void> Daemon::setMapSetting(const std::string &wwid, const std::string &k
     return mpath::ok();
 }
 
-std::map<std::string, std::string> Daemon::overridesOf(const std::string &wwid) const {
-    return overrides_.describe(fileConfig_,
-                               mpath::config::Loader(env_.root).confdDirectory(fileConfig_), wwid);
+const std::map<std::string, std::string> &Daemon::overridesOf(const std::string &wwid) const {
+    static const std::map<std::string, std::string> none;
+    auto it = overridesByWwid_.find(wwid);
+    return it == overridesByWwid_.end() ? none : it->second;
 }
 
 void Daemon::stop(std::function<void()> done) {

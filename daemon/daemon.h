@@ -102,7 +102,7 @@ public:
     mpath::Result<void> setMapSetting(const std::string &wwid, const std::string &keyword,
                                       const std::string &value, bool persist);
     /// Keyword -> "runtime" or "persistent" for what setMapSetting() changed.
-    std::map<std::string, std::string> overridesOf(const std::string &wwid) const;
+    const std::map<std::string, std::string> &overridesOf(const std::string &wwid) const;
     /// The configuration is being read again and the maps made to follow it.
     bool reconfiguring() const { return reloading_; }
 
@@ -149,6 +149,8 @@ private:
     mpath::config::Config fileConfig_; ///< as read from the files
     mpath::config::Config config_;     ///< with the runtime overrides
     Overrides overrides_;
+    /// overridesOf() for every map that has any, computed with config_.
+    std::map<std::string, std::map<std::string, std::string>> overridesByWwid_;
     mpath::config::EffectiveGlobals globals_;
     mpath::config::DmTarget target_{mpath::config::DmTarget::Lmpath};
     State state_;

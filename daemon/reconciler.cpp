@@ -223,8 +223,13 @@ void Reconciler::pass() {
         planned.insert(wwid);
         MapRecord &rec = state.maps[wwid];
         rec.wwid = wwid;
+        rec.noPathRetry.clear();
         if (!rec.live)
             rec.name = pm.map.alias;
+        for (const auto &g : pm.map.groups)
+            if (!g.paths.empty() && rec.noPathRetry.empty())
+                rec.noPathRetry = mpath::config::toString(
+                    daemon_.config().effective(g.paths.front()).noPathRetry.value);
         rec.planned = std::move(pm);
     }
     // Which map each path is in now.

@@ -55,6 +55,7 @@ struct MapRecord {
     mpath::model::Map liveMap;                          ///< live table and status, as last read
     mpath::dm::MapStatus liveStatus;                    ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;
+    std::string noPathRetry;  ///< the setting the last plan found, as the configuration says it
     bool busy{false};         ///< a create, reload, rename or remove runs
     bool dirty{false};        ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right

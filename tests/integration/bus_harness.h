@@ -221,8 +221,9 @@ protected:
         return property(mpathd::BusService::mapPath(wwid), "org.mpathd.Multipath1.Map", name);
     }
     const mpathd::BusService::Value *published(const std::string &path, const std::string &name) {
-        auto it = service_->objects().find(path);
-        if (it == service_->objects().end())
+        const auto &objects = service_->objects();
+        auto it = objects.find(path);
+        if (it == objects.end())
             return nullptr;
         for (const auto &[n, v] : it->second.properties)
             if (n == name)
