@@ -168,6 +168,43 @@ int appendValue(sd_bus_message *reply, const BusService::Value &value) {
         value);
 }
 
+/// The D-Bus signature of \a value.
+const char *signatureOf(const BusService::Value &value) {
+    static constexpr const char *kSignatures[] = {"b",  "u", "i",  "t",    "s",
+                                                  "as", "o", "ao", "a{ss}"};
+    static_assert(std::variant_size_v<BusService::Value> == std::size(kSignatures));
+    return kSignatures[value.index()];
+}
+
+/// One object as GetManagedObjects and InterfacesAdded carry it: its
+/// interfaces with their properties, a{sa{sv}}.
+int appendInterfaces(sd_bus_message *m, const BusService::Object &o) {
+    int r = sd_bus_message_open_container(m, 'a', "{sa{sv}}");
+    if (r >= 0)
+        r = sd_bus_message_open_container(m, 'e', "sa{sv}");
+    if (r >= 0)
+        r = sd_bus_message_append(m, "s", o.interface.c_str());
+    if (r >= 0)
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+    for (const auto &[name, value] : o.properties) {
+        if (r >= 0)
+            r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0)
+            r = sd_bus_message_append(m, "s", name.c_str());
+        if (r >= 0)
+            r = sd_bus_message_open_container(m, 'v', signatureOf(value));
+        if (r >= 0)
+            r = appendValue(m, value);
+        if (r >= 0)
+            r = sd_bus_message_close_container(m);
+        if (r >= 0)
+            r = sd_bus_message_close_container(m);
+    }
+    for (int i = 0; i < 3 && r >= 0; ++i)
+        r = sd_bus_message_close_container(m);
+    return r;
+}
+
 bool usable(const PathRecord &p) {
     return p.path.dmState == mpath::model::DmPathState::Active;
 }
@@ -1080,6 +1117,54 @@ const sd_bus_vtable kPathVtable[] = {
     SD_BUS_VTABLE_END,
 };
 
+/// org.freedesktop.DBus.ObjectManager on the root object: GetManagedObjects.
+int onRootMessage(sd_bus_message *m, void *u, sd_bus_error *error) {
+    if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.ObjectManager",
+                                       "GetManagedObjects"))
+        return 0; // Introspect and the rest: sd-bus's
+    try {
+        sd_bus_message *reply = nullptr;
+        int r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+            r = sd_bus_message_open_container(reply, 'a', "{oa{sa{sv}}}");
+        for (const auto &[path, o] : implOf(u)->service.objects()) {
+            if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "oa{sa{sv}}");
+            if (r >= 0)
+                r = sd_bus_message_append(reply, "o", path.c_str());
+            if (r >= 0)
+                r = appendInterfaces(reply, o);
+            if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+            r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+            r = sd_bus_send(nullptr, reply, nullptr);
+        sd_bus_message_unref(reply);
+        if (r < 0)
+            return sd_bus_error_set_errno(error, r);
+        return 1;
+    } catch (const std::exception &e) {
+        return sd_bus_error_set(error, kErrFailed, e.what());
+    }
+}
+
+/// InterfacesAdded / InterfacesRemoved for \a path on \a bus.
+void emitObject(sd_bus *bus, const std::string &path, const BusService::Object &o, bool added) {
+    sd_bus_message *m = nullptr;
+    int r =
+        sd_bus_message_new_signal(bus, &m, BusService::kRoot, "org.freedesktop.DBus.ObjectManager",
+                                  added ? "InterfacesAdded" : "InterfacesRemoved");
+    if (r >= 0)
+        r = sd_bus_message_append(m, "o", path.c_str());
+    if (r >= 0)
+        r = added ? appendInterfaces(m, o) : sd_bus_message_append(m, "as", 1, o.interface.c_str());
+    if (r >= 0)
+        (void)sd_bus_send(bus, m, nullptr);
+    sd_bus_message_unref(m);
+}
+
 /// Finds the objects of \a interface below a prefix among those published.
 template <const char *const *Interface>
 int find(sd_bus *, const char *path, const char *, void *userdata, void **found, sd_bus_error *) {
@@ -1172,7 +1257,9 @@ int BusService::attach(sd_bus *bus, bool peer) {
         return r;
     };
     sd_bus_slot *s = nullptr;
-    int r = add(sd_bus_add_object_manager(bus, &s, kRoot), s);
+    // The object manager answers from the objects as computed, without a
+    // getter call per property (sd-bus's own walks its vtables for each).
+    int r = add(sd_bus_add_object(bus, &s, kRoot, &onRootMessage, u), s);
     if (r >= 0)
         r = add(sd_bus_add_object_vtable(bus, &s, kManagerPath, kManagerIface, kManagerVtable, u),
                 s);
@@ -1354,13 +1441,11 @@ void BusService::publish() {
     for (auto &c : connections_) {
         for (const auto &[path, o] : previous)
             if (!objects_.count(path))
-                (void)sd_bus_emit_interfaces_removed(c->bus, path.c_str(), o.interface.c_str(),
-                                                     nullptr);
+                emitObject(c->bus, path, o, false);
         for (const auto &[path, o] : objects_) {
             auto before = previous.find(path);
             if (before == previous.end() || before->second.interface != o.interface) {
-                (void)sd_bus_emit_interfaces_added(c->bus, path.c_str(), o.interface.c_str(),
-                                                   nullptr);
+                emitObject(c->bus, path, o, true);
                 continue;
             }
             std::vector<const char *> names;

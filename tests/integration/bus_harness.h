@@ -110,10 +110,7 @@ protected:
         ASSERT_TRUE(std::filesystem::exists(socket_)) << "dbus-daemon did not start";
 
         h_.config(kConfig);
-        h_.addDisk("sdb", 16, 1, kMapA, "active/optimized");
-        h_.addDisk("sdc", 32, 2, kMapA, "standby");
-        h_.addDisk("sdd", 48, 1, kMapB, "active/optimized");
-        h_.addDisk("sde", 64, 2, kMapB, "standby");
+        addDisks();
         h_.start();
         h_.settle();
 
@@ -130,6 +127,14 @@ protected:
         flush_ = h_.loop().addAfterDispatch([this] { (void)sd_bus_flush(server_); });
         service_->publish();
         h_.clearCalls();
+    }
+
+    /// The devices: two maps of two paths by default.
+    virtual void addDisks() {
+        h_.addDisk("sdb", 16, 1, kMapA, "active/optimized");
+        h_.addDisk("sdc", 32, 2, kMapA, "standby");
+        h_.addDisk("sdd", 48, 1, kMapB, "active/optimized");
+        h_.addDisk("sde", 64, 2, kMapB, "standby");
     }
 
     void TearDown() override {
