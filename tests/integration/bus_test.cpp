@@ -426,3 +426,29 @@ TEST_F(Bus, WhatTheKernelDidAloneShowsAfterItsEvent) {
     EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:16"))
         << h_.logText();
 }
+
+TEST_F(Bus, RemovePathTakesItOutOfItsMapUntilAddPath) {
+    ASSERT_EQ(manager("RemovePath", "sa{sv}", "/dev/sdc", 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("reload ") + kMapA)) << h_.logText();
+    EXPECT_EQ(h_.table(kMapA).find("8:32"), std::string::npos) << h_.table(kMapA);
+    h_.clearCalls();
+    h_.advance(10s); // the next plans leave it out too
+    EXPECT_EQ(h_.count("reload "), 0u);
+    ASSERT_EQ(manager("AddPath", "sa{sv}", "sdc", 0).error, "");
+    EXPECT_NE(h_.table(kMapA).find("8:32"), std::string::npos) << h_.table(kMapA);
+    auto r = manager("AddPath", "sa{sv}", "sdz", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotFound");
+    EXPECT_NE(r.message.find("sdz"), std::string::npos) << r.message;
+}
+
+TEST_F(Bus, AReloadTheKernelRefusesIsADmErrorWithTheReason) {
+    h_.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).failNext(
+            mpath::testing::FakeDeviceMapper::Op::Reload, EIO);
+        return 0;
+    });
+    auto r = map(kMapA, "SetPathSelector", "sa{sv}", "round-robin", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.DmError");
+    EXPECT_NE(r.message.find(std::string("map ") + kMapA), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("Input/output error"), std::string::npos) << r.message;
+}

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,30 @@ TEST_F(MpathctlBusTest, UnknownFlagIsAUsageError) {
     std::string out;
     EXPECT_EQ(mpathctl("show maps --no-such-flag", &out), 2) << out;
     EXPECT_NE(out.find("--no-such-flag"), std::string::npos) << out;
+}
+
+TEST_F(MpathctlBusTest, WatchPrintsAChangeAsItHappens) {
+    // A change made while watch runs (busctl, half a second in), then
+    // watch is interrupted as a user would.
+    std::string out;
+    const std::string change = "busctl --address=" + address_ + " call org.mpathd.Multipath1 " +
+                               mpathd::BusService::mapPath(kMapA) +
+                               " org.mpathd.Multipath1.Map SetPathSelector 'sa{sv}' round-robin 0";
+    ASSERT_EQ(runCommand("{ (sleep 0.5; " + change +
+                             " >/dev/null) & DBUS_SYSTEM_BUS_ADDRESS=" + address_ +
+                             " timeout -s INT 3 " MPATHCTL " --bus system watch --json;"
+                             " wait; }",
+                         &out),
+              0)
+        << out;
+    bool seen = false;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << "not a JSON line: " << line;
+        seen = seen || line.find("round-robin 0") != std::string::npos;
+    }
+    EXPECT_TRUE(seen) << out;
 }
 
 } // namespace mpathd_test
