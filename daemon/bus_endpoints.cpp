@@ -79,7 +79,7 @@ Result<void> BusEndpoints::start(const std::string &socketPath) {
     const mode_t old = ::umask(0077);   // root's only: its callers are trusted
     const int b = ::bind(listenFd_, reinterpret_cast<sockaddr *>(&sa), sizeof(sa));
     ::umask(old);
-    if (b < 0 || ::listen(listenFd_, 16) < 0)
+    if (b < 0 || ::chmod(socketPath.c_str(), 0600) < 0 || ::listen(listenFd_, 16) < 0)
         return Error::fromErrno(errno, "private bus socket " + socketPath);
     if (int r =
             sd_event_add_io(event_, &accept_, listenFd_, EPOLLIN, &BusEndpoints::onAccept, this);
