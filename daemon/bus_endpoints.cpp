@@ -35,13 +35,15 @@ struct BusEndpoints::Peer {
     BusEndpoints *owner{nullptr};
     sd_bus *bus{nullptr};
     sd_bus_slot *disconnect{nullptr};
+    sd_event_source *drop{nullptr}; ///< frees it after the disconnect
 
     ~Peer() {
+        sd_event_source_unref(drop);
         sd_bus_slot_unref(disconnect);
         if (bus) {
             owner->service_.detach(bus);
             (void)sd_bus_detach_event(bus);
-            sd_bus_flush_close_unref(bus);
+            sd_bus_close_unref(bus);
         }
     }
 };
@@ -118,7 +120,7 @@ void BusEndpoints::connectSystemBus() {
         if (bus) {
             service_.detach(bus);
             (void)sd_bus_detach_event(bus);
-            sd_bus_flush_close_unref(bus);
+            sd_bus_close_unref(bus);
         }
         (void)sd_event_add_time_relative(event_, &retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
                                          &BusEndpoints::onRetry, this);
@@ -134,7 +136,7 @@ void BusEndpoints::dropSystemBus() {
     if (system_) {
         service_.detach(system_);
         (void)sd_bus_detach_event(system_);
-        sd_bus_flush_close_unref(system_);
+        sd_bus_close_unref(system_);
         system_ = nullptr;
     }
 }
@@ -198,16 +200,15 @@ int BusEndpoints::onAccept(sd_event_source *, int fd, uint32_t, void *self) {
 }
 
 void BusEndpoints::peerDisconnected(Peer *peer) {
-    BusEndpoints *e = this;
-    // Freed from a deferred source: this callback runs inside the bus.
-    sd_event_source *s = nullptr;
+    if (peer->drop)
+        return;
+    // Freed from a deferred source: this runs inside the bus's callback.
     (void)sd_event_add_defer(
-        e->event_, &s,
-        [](sd_event_source *src, void *p) -> int {
+        event_, &peer->drop,
+        [](sd_event_source *, void *p) -> int {
             auto *peer = static_cast<Peer *>(p);
             auto &peers = peer->owner->peers_;
             std::erase_if(peers, [peer](const auto &q) { return q.get() == peer; });
-            sd_event_source_unref(src);
             return 0;
         },
         peer);

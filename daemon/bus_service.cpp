@@ -344,11 +344,13 @@ struct BusService::Impl {
         const unsigned plans = daemon.counters().plans;
         wait(
             [this, plans, wwid] {
-                if (daemon.counters().plans <= plans)
-                    return false;
                 const auto &maps = daemon.state().maps;
                 auto it = maps.find(wwid);
-                return it == maps.end() || (!it->second.busy && !it->second.dirty);
+                if (it == maps.end())
+                    return daemon.counters().plans > plans;
+                // A pass after the change acted on the map, and what it
+                // started has ended.
+                return it->second.actedPlan > plans && !it->second.busy && !it->second.dirty;
             },
             [this, call, wwid] {
                 const auto &maps = daemon.state().maps;
@@ -506,8 +508,10 @@ struct BusService::Impl {
     }
 
     /// Sends \a text to map \a wwid's target, reads the map back, answers.
+    /// \a after learns whether it was sent, and may return why the call
+    /// failed all the same.
     void message(const CallPtr &call, const std::string &wwid, const std::string &text,
-                 std::function<void(bool)> after = {}) {
+                 std::function<std::optional<std::string>(bool)> after = {}) {
         auto &maps = daemon.mutableState().maps;
         auto it = maps.find(wwid);
         if (it == maps.end()) {
@@ -517,10 +521,15 @@ struct BusService::Impl {
         const std::string name = it->second.name;
         daemon.dmOps().message(
             wwid, name, text, [this, call, wwid, name, text, after](Result<void> r) {
+                std::optional<std::string> failure;
                 if (after)
-                    after(static_cast<bool>(r));
+                    failure = after(static_cast<bool>(r));
                 if (!r) {
                     call->fail(kErrDm, "map " + name + ": " + text + ": " + r.error().message);
+                    return;
+                }
+                if (failure) {
+                    call->fail(kErrFailed, "map " + name + ": " + *failure);
                     return;
                 }
                 daemon.reconciler().refresh(wwid, [call] { call->ok(); });
@@ -558,11 +567,11 @@ struct BusService::Impl {
                     st.removing.erase(wwid);
                     if (it != st.maps.end())
                         it->second.busy = false;
-                    if (!r && r.error().code == EBUSY)
+                    if (r || r.error().code == EBUSY)
                         call->fail(kErrBusy, "map " + name + " is in use: not removed");
                     else
-                        call->fail(kErrDm, "map " + name + ": cannot remove it: " +
-                                               (r ? std::string("it is open") : r.error().message));
+                        call->fail(kErrDm,
+                                   "map " + name + ": cannot remove it: " + r.error().message);
                     daemon.reconciler().schedule();
                     return;
                 }
@@ -574,6 +583,7 @@ struct BusService::Impl {
                         p.mapWwid.clear();
                 daemon.checks().sync();
                 daemon.publishStatus();
+                daemon.reconciler().schedule(); // what waited for the removal
                 call->ok();
             });
         });
@@ -603,9 +613,9 @@ struct BusService::Impl {
         const std::string wwid = rec->wwid;
         authorize(call, kActionModifyMap, [this, call, wwid, enable, o] {
             message(call, wwid, enable ? "queue_if_no_path" : "fail_if_no_path",
-                    [this, wwid, enable, o](bool sent) {
+                    [this, wwid, enable, o](bool sent) -> std::optional<std::string> {
                         if (!sent)
-                            return;
+                            return std::nullopt;
                         // The setting follows, so that the next plan keeps
                         // the table as the message left it: no reload.
                         auto it = daemon.mutableState().maps.find(wwid);
@@ -614,7 +624,9 @@ struct BusService::Impl {
                         if (auto r = daemon.setMapSetting(wwid, "no_path_retry",
                                                           enable ? "queue" : "fail", o.persist);
                             !r)
-                            logWarning(aboutMap(wwid, wwid), r.error().message);
+                            return "queueing is " + std::string(enable ? "on" : "off") +
+                                   " but the setting is not kept: " + r.error().message;
+                        return std::nullopt;
                     });
         });
     }
@@ -640,6 +652,11 @@ struct BusService::Impl {
                 call->fail(kErrNotFound, "path " + kname + " is gone");
                 return;
             }
+            if (it->second.mapWwid != wwid) {
+                call->fail(kErrBusy, "path " + kname + " left its map meanwhile; try again");
+                return;
+            }
+            const bool wasFailed = it->second.adminFailed;
             it->second.adminFailed = fail;
             it->second.path.dmState =
                 fail ? mpath::model::DmPathState::Failed : mpath::model::DmPathState::Active;
@@ -648,14 +665,19 @@ struct BusService::Impl {
             message(call, wwid,
                     std::string(fail ? "fail_path " : "reinstate_path ") +
                         it->second.path.devtString(),
-                    [this, kname, fail](bool sent) {
+                    [this, kname, fail, wasFailed](bool sent) -> std::optional<std::string> {
                         if (!sent) {
+                            // Refused: nothing changes.
                             auto it = daemon.mutableState().paths.find(kname);
-                            if (it != daemon.mutableState().paths.end())
+                            if (it != daemon.mutableState().paths.end()) {
+                                it->second.adminFailed = wasFailed;
                                 it->second.path.dmState = mpath::model::DmPathState::Unknown;
+                            }
+                            return std::nullopt;
                         }
                         if (!fail)
                             daemon.checks().checkSoon(kname); // is it up after all?
+                        return std::nullopt;
                     });
         });
     }
@@ -677,11 +699,11 @@ struct BusService::Impl {
                 }
                 State &st = daemon.mutableState();
                 PathRecord &rec = st.paths.at(name);
-                rec.adminRemoved = false;
                 if (auto why = daemon.paths().excluded(name)) {
                     call->fail(kErrInvalid, name + " is in no map: " + *why);
                     return;
                 }
+                rec.adminRemoved = false;
                 st.removedByAdmin.erase(rec.path.wwid);
                 daemon.reconciler().schedule();
                 afterPass(call, rec.path.wwid);
@@ -1439,6 +1461,8 @@ void BusService::publish() {
     std::map<std::string, Object> previous = std::move(objects_);
     objects_ = std::move(next);
     for (auto &c : connections_) {
+        if (sd_bus_is_ready(c->bus) <= 0)
+            continue; // still connecting: it reads the objects once it can
         for (const auto &[path, o] : previous)
             if (!objects_.count(path))
                 emitObject(c->bus, path, o, false);

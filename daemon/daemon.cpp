@@ -208,6 +208,7 @@ void Daemon::onSettled() {
         ready_ = true;
         logNotice({}, "ready");
         env_.notify("READY=1");
+        reloading_ = false; // a reconfigure before the first settle is in it
     } else if (reloading_) {
         reloading_ = false;
         env_.notify("READY=1");

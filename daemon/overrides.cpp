@@ -101,9 +101,18 @@ std::map<std::string, std::string> Overrides::describe(const mpath::config::Conf
 }
 
 std::string Overrides::dropIn(const std::string &confd, const std::string &wwid) {
+    // Hex for every other byte, so that no two WWIDs share a file.
     std::string safe;
-    for (char c : wwid)
-        safe += (isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+    for (unsigned char c : wwid) {
+        if (isalnum(c) || c == '.' || c == '-') {
+            safe += static_cast<char>(c);
+        } else {
+            static constexpr char kHex[] = "0123456789abcdef";
+            safe += '_';
+            safe += kHex[c >> 4];
+            safe += kHex[c & 15];
+        }
+    }
     return confd + "/zz-mpathd-" + safe + ".conf";
 }
 

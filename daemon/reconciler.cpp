@@ -248,11 +248,14 @@ void Reconciler::pass() {
             continue;
         }
         rec.planned.reset();
+        if (!rec.busy)
+            rec.actedPlan = daemon_.counters().plans;
         if (!rec.live || rec.busy)
             continue;
+        // A path an administrator took out does not keep the map.
         bool hasPath = false;
         for (const auto &[name, p] : state.paths)
-            hasPath = hasPath || p.path.wwid == wwid;
+            hasPath = hasPath || (p.path.wwid == wwid && !p.adminRemoved);
         if (!hasPath)
             removeMap(rec);
     }
@@ -312,6 +315,7 @@ void Reconciler::act(MapRecord &rec) {
         rec.dirty = true;
         return;
     }
+    rec.actedPlan = daemon_.counters().plans;
     const PlannedMap &pm = *rec.planned;
     if (!rec.live) {
         if (!bind(rec)) {

@@ -59,7 +59,10 @@ struct MapRecord {
     bool busy{false};         ///< a create, reload, rename or remove runs
     bool dirty{false};        ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right
-    std::string lastError;    ///< why the last create, reload or remove failed, "" after a success
+    /// The last pass (Counters::plans) that acted on it rather than waiting
+    /// for a running operation: what it asked for is under way from then.
+    unsigned actedPlan{0};
+    std::string lastError; ///< why the last create, reload or remove failed, "" after a success
     /// A create or reload failed: the pass that tries it again, and how long
     /// the next failure waits (doubling up to a bound, reset by a success).
     mpath::sys::EventLoop::SourcePtr failedRetryTimer;

@@ -452,3 +452,67 @@ TEST_F(Bus, AReloadTheKernelRefusesIsADmErrorWithTheReason) {
     EXPECT_NE(r.message.find(std::string("map ") + kMapA), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("Input/output error"), std::string::npos) << r.message;
 }
+
+TEST_F(Bus, AChangeAskedWhileTheMapIsBeingReloadedAnswersOnlyOnceItIsMade) {
+    // Reloads take a while in the kernel; another one runs when the call
+    // comes (an administrator's Reload).
+    h_.dm().setHook([](const std::string &op, const std::string &) {
+        if (op == "reload")
+            std::this_thread::sleep_for(1000ms);
+    });
+    auto first = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        int r =
+            sd_bus_call_method(b, kName, mpathd::BusService::mapPath(kMapB).c_str(),
+                               "org.mpathd.Multipath1.Map", "Reload", nullptr, nullptr, "a{sv}", 0);
+        sd_bus_flush_close_unref(b);
+        return r;
+    });
+    auto busy = [this] {
+        auto &maps = h_.daemon().state().maps;
+        return maps.count(kMapB) && maps.at(kMapB).busy;
+    };
+    for (int i = 0; i < 200 && !busy(); ++i)
+        h_.advance(20ms);
+    ASSERT_TRUE(busy()) << h_.logText();
+    // The map is busy now: the selector's reload can only follow.
+    std::string tableAtReply;
+    auto second = std::async(std::launch::async, [this, &tableAtReply] {
+        sd_bus *b = connect();
+        int r = sd_bus_call_method(b, kName, mpathd::BusService::mapPath(kMapB).c_str(),
+                                   "org.mpathd.Multipath1.Map", "SetPathSelector", nullptr, nullptr,
+                                   "sa{sv}", "round-robin 0", 0);
+        tableAtReply = h_.table(kMapB);
+        sd_bus_flush_close_unref(b);
+        return r;
+    });
+    for (int i = 0; i < 2000 && (first.wait_for(0ms) != std::future_status::ready ||
+                                 second.wait_for(0ms) != std::future_status::ready);
+         ++i)
+        h_.advance(20ms);
+    EXPECT_GE(first.get(), 0);
+    EXPECT_GE(second.get(), 0);
+    EXPECT_NE(tableAtReply.find("round-robin"), std::string::npos)
+        << "answered before its reload: " << tableAtReply;
+}
+
+TEST_F(Bus, RemovingEveryPathOfAMapRemovesTheMap) {
+    ASSERT_EQ(manager("RemovePath", "sa{sv}", "sdd", 0).error, "");
+    ASSERT_EQ(manager("RemovePath", "sa{sv}", "sde", 0).error, "");
+    h_.settle();
+    EXPECT_EQ(h_.liveMaps(), std::vector<std::string>{kMapA}) << h_.logText();
+}
+
+TEST_F(Bus, AFailTheKernelRefusesChangesNothing) {
+    h_.dm().with([](mpath::dm::DeviceMapper &dm) {
+        static_cast<mpath::testing::FakeDeviceMapper &>(dm).failNext(
+            mpath::testing::FakeDeviceMapper::Op::Message, EIO);
+        return 0;
+    });
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    auto r = call(sdc, "org.mpathd.Multipath1.Path", "Fail", "a{sv}", 0);
+    EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.DmError") << r.message;
+    auto *f = published(sdc, "AdminFailed");
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(std::get<bool>(*f));
+}
