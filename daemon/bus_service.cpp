@@ -124,9 +124,6 @@ int readOptions(sd_bus_message *m, bool persistAllowed, Options &out, std::strin
     return sd_bus_message_exit_container(m) < 0 ? -EBADMSG : 1;
 }
 
-template <typename T>
-constexpr bool alwaysFalse = false;
-
 int appendValue(sd_bus_message *reply, const BusService::Value &value) {
     return std::visit(
         [reply](const auto &v) -> int {
@@ -155,14 +152,14 @@ int appendValue(sd_bus_message *reply, const BusService::Value &value) {
                     if (r >= 0)
                         r = sd_bus_message_append(reply, "o", s.path.c_str());
                 return r < 0 ? r : sd_bus_message_close_container(reply);
-            } else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) {
+            } else {
+                static_assert(std::is_same_v<T, std::map<std::string, std::string>>,
+                              "a property type without marshalling");
                 int r = sd_bus_message_open_container(reply, 'a', "{ss}");
                 for (const auto &[k, s] : v)
                     if (r >= 0)
                         r = sd_bus_message_append(reply, "{ss}", k.c_str(), s.c_str());
                 return r < 0 ? r : sd_bus_message_close_container(reply);
-            } else {
-                static_assert(alwaysFalse<T>, "a property type without marshalling");
             }
         },
         value);
