@@ -241,6 +241,8 @@ Result<std::string> FakeDeviceMapper::message(const std::string &name, uint64_t 
         return failure("message", name, ENXIO);
     if (sector != 0)
         return Error::fromErrno(EINVAL, "message " + name + " '" + text + "'");
+    if (it->second.dev.suspended) // the kernel's targets take none while suspended
+        return Error::fromErrno(EBUSY, "message " + name + " '" + text + "'");
     if (text == "@cancel_deferred_remove") { // device-mapper core's, any target:
         it->second.deferredRemove = false;   // no error when none is pending
         return std::string();

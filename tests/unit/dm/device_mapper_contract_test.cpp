@@ -329,8 +329,10 @@ TEST_P(DeviceMapperContract, ASuspendedMapSaysSoUntilResumedAndAnAbsentOneIsEnxi
     auto i = dm().info(n);
     ASSERT_TRUE(i);
     EXPECT_TRUE(i->suspended);
-    // Messages still reach a suspended map.
-    EXPECT_TRUE(dm().message(n, 0, "queue_if_no_path"));
+    // A suspended map takes no message: the kernel answers EBUSY.
+    auto m = dm().message(n, 0, "queue_if_no_path");
+    ASSERT_FALSE(m);
+    EXPECT_EQ(m.error().code, EBUSY);
     ASSERT_TRUE(dm().resume(n));
     i = dm().info(n);
     ASSERT_TRUE(i);

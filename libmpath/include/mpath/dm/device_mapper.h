@@ -82,7 +82,7 @@ public:
     virtual Result<void> rename(const std::string &name, const std::string &newName) = 0;
 
     /// Suspends \a name without flushing: I/O waits (queued I/O stays
-    /// queued) until resume().
+    /// queued) until resume(). A suspended map refuses messages (EBUSY).
     virtual Result<void> suspend(const std::string &name) = 0;
     /// Resumes \a name, waiting for udev.
     virtual Result<void> resume(const std::string &name) = 0;
