@@ -4,11 +4,13 @@
 #include "daemon_commands.h"
 #include "debug_command.h"
 #include "exit_code.h"
+#include "is_path_command.h"
 #include "plan_command.h"
 
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,10 +100,20 @@ int main(int argc, char **argv) {
     // Global options are also taken after the command words.
     app.fallthrough();
 
-    PlanCommand plan(app);
-    ConfigCommand config(app);
-    DaemonCommands daemon(app);
-    DebugCommand debug(app);
+    // udev runs is-path for every disk that appears: it gets a command
+    // line with nothing else to build.
+    IsPathCommand isPath(app);
+    IsReadyCommand isReady(app);
+    std::optional<PlanCommand> plan;
+    std::optional<ConfigCommand> config;
+    std::optional<DaemonCommands> daemon;
+    std::optional<DebugCommand> debug;
+    if (!wantsIsPath(argc, argv)) {
+        plan.emplace(app);
+        config.emplace(app);
+        daemon.emplace(app);
+        debug.emplace(app);
+    }
 
     if (argc < 2) {
         std::cerr << app.help();
@@ -124,13 +136,17 @@ int main(int argc, char **argv) {
     }
 
     try {
-        if (plan.given())
-            return plan.run();
-        if (config.given())
-            return config.run();
-        if (debug.given())
-            return debug.run();
-        return daemon.run();
+        if (isPath.given())
+            return isPath.run();
+        if (isReady.given())
+            return isReady.run();
+        if (plan->given())
+            return plan->run();
+        if (config->given())
+            return config->run();
+        if (debug->given())
+            return debug->run();
+        return daemon->run();
     } catch (const std::exception &e) {
         std::cerr << commandName(parsedChain(app)) << ": " << e.what() << "\n";
         return ExitFailure;

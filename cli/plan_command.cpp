@@ -1,5 +1,6 @@
 #include "plan_command.h"
 
+#include "config_file.h"
 #include "exit_code.h"
 
 #include <CLI/CLI.hpp>
@@ -151,24 +152,6 @@ void printHuman(const mpath::policy::Plan &plan, std::ostream &out) {
     for (const auto &i : plan.issues)
         out << "cannot describe " << (i.kernelName.empty() ? "devices" : i.kernelName) << ": "
             << i.error.message << "\n";
-}
-
-int loadConfig(const std::optional<std::string> &file, mpath::config::ConfigResult &result) {
-    if (!file) {
-        result = mpath::config::Loader("/").load();
-        return 0;
-    }
-    std::ifstream in(*file);
-    if (!in) {
-        int e = errno;
-        std::cerr << *file << ": cannot read: " << strerror(e) << "\n";
-        return -e;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string name = std::filesystem::path(*file).filename().string();
-    result = mpath::config::parseString(text.str(), *file, name == "mpathd.conf");
-    return 0;
 }
 
 } // namespace

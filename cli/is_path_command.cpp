@@ -1,0 +1,355 @@
+#include "is_path_command.h"
+
+#include "config_file.h"
+#include "exit_code.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mpath/config/config.h>
+#include <mpath/discovery/discovery.h>
+#include <mpath/discovery/udev_property_files.h>
+#include <mpath/dm/status.h>
+#include <mpath/policy/blacklist.h>
+#include <mpath/policy/find_multipaths.h>
+#include <mpath/state/wwids_file.h>
+#include <mpath/sys/device_mapper_lib.h>
+#include <mpath/sys/udev_lib.h>
+#include <optional>
+#include <string_view>
+
+extern char **environ;
+
+namespace mpathctl {
+
+namespace {
+
+namespace discovery = mpath::discovery;
+namespace policy = mpath::policy;
+using mpath::config::FindMultipaths;
+
+/// The properties of the device udev is running us for come from our
+/// environment: on an "add" event the udev database has no entry for it
+/// yet. Every other device is looked up in \p inner.
+class EventProperties final : public discovery::UdevProperties {
+public:
+    EventProperties(std::string kernelName, const discovery::UdevProperties &inner)
+        : kernelName_(std::move(kernelName)), inner_(inner) {
+        const char *devname = getenv("DEVNAME");
+        if (!devname || (devname != "/dev/" + kernelName_ && devname != kernelName_))
+            return;
+        for (char **e = environ; *e; ++e) {
+            std::string_view kv(*e);
+            const auto eq = kv.find('=');
+            if (eq != std::string_view::npos && eq > 0)
+                event_.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+        }
+        fromEvent_ = true;
+    }
+
+    bool fromEvent() const { return fromEvent_; }
+
+    mpath::Result<discovery::UdevPropertyMap>
+    properties(const std::string &kernelName) const override {
+        if (fromEvent_ && kernelName == kernelName_)
+            return event_;
+        return inner_.properties(kernelName);
+    }
+
+    /// A property of the device asked about, from the event or the
+    /// database.
+    std::optional<std::string> property(const std::string &key) const {
+        auto props = properties(kernelName_);
+        if (!props)
+            return std::nullopt;
+        auto it = props->find(key);
+        if (it == props->end())
+            return std::nullopt;
+        return it->second;
+    }
+
+private:
+    std::string kernelName_;
+    const discovery::UdevProperties &inner_;
+    discovery::UdevPropertyMap event_;
+    bool fromEvent_{false};
+};
+
+/// Whether a multipath map for \p wwid is set up: some dm device's uuid is
+/// mpath-<wwid> (sysfs, so no device-mapper ioctl).
+bool mapExists(const std::string &sysfsRoot, const std::string &wwid) {
+    std::error_code ec;
+    const std::string want = "mpath-" + wwid;
+    for (const auto &e : std::filesystem::directory_iterator(sysfsRoot + "/block", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("dm-", 0) != 0)
+            continue;
+        auto uuid = discovery::Sysfs(sysfsRoot).readAttribute("block/" + name + "/dm/uuid");
+        if (uuid && *uuid == want)
+            return true;
+    }
+    return false;
+}
+
+/// What was decided, for people and for udev.
+struct Verdict {
+    policy::FindMultipathsDecision decision{policy::FindMultipathsDecision::NotMultipath};
+    std::string why;
+    long long waitUntil{-1}; ///< smart: until when; 0: released after the wait
+    long long now{0};
+};
+
+void print(const std::string &name, const Verdict &v, bool exportForm) {
+    using D = policy::FindMultipathsDecision;
+    if (exportForm) {
+        const char *value = v.decision == D::Multipath ? "1" : v.decision == D::Wait ? "2" : "0";
+        std::cout << "DM_MULTIPATH_DEVICE_PATH=" << value << "\n";
+        if (v.waitUntil >= 0)
+            std::cout << "FIND_MULTIPATHS_WAIT_UNTIL=" << v.waitUntil << "\n";
+        if (v.decision == D::Wait)
+            std::cout << "MPATH_WAIT_SECS=" << std::max(1LL, v.waitUntil - v.now) << "\n";
+        return;
+    }
+    switch (v.decision) {
+    case D::Multipath:
+        std::cout << name << ": a multipath path: " << v.why << "\n";
+        break;
+    case D::Wait:
+        std::cout << name << ": held back for " << std::max(0LL, v.waitUntil - v.now)
+                  << " s more: " << v.why << "\n";
+        break;
+    case D::NotMultipath:
+        std::cout << name << ": not a multipath path: " << v.why << "\n";
+        break;
+    }
+}
+
+} // namespace
+
+IsPathCommand::IsPathCommand(CLI::App &app)
+    : command_(app.add_subcommand(
+          "is-path", "whether DEVICE is a path of a multipath map, decided from the "
+                     "configuration, the wwids file and the devices present (no daemon needed)")) {
+    command_->add_option("device", device_, "sdb, /dev/sdb, nvme0n1")->required();
+    command_->add_flag("--export", export_,
+                       "print udev properties (DM_MULTIPATH_DEVICE_PATH=...) and exit 0");
+    command_->add_option("--config", config_, "read FILE instead of the files mpathd would read")
+        ->type_name("FILE");
+    command_->add_option("--sysfs-root", sysfsRoot_)->type_name("DIR")->group("");
+    command_->add_option("--now", now_)->type_name("SECS")->group("");
+}
+
+bool IsPathCommand::given() const {
+    return command_->parsed();
+}
+
+int IsPathCommand::run() const {
+    using D = policy::FindMultipathsDecision;
+    std::string name = device_;
+    if (name.rfind("/dev/", 0) == 0)
+        name = name.substr(5);
+    if (name.empty() || name.find('/') != std::string::npos) {
+        std::cerr << "mpathctl is-path: '" << device_
+                  << "' is not a block device name (sdb, /dev/sdb, nvme0n1)\n";
+        return ExitUsage;
+    }
+
+    mpath::config::ConfigResult cfg;
+    const std::optional<std::string> config =
+        command_->count("--config") ? std::optional(config_) : std::nullopt;
+    if (loadConfig(config, cfg) < 0)
+        return ExitFailure;
+    // mpathd does not start with a configuration that has errors: then only
+    // a map already set up keeps its paths. Say what is wrong.
+    for (const auto &d : cfg.diagnostics)
+        if (d.severity == mpath::config::Diagnostic::Severity::Error)
+            std::cerr << d.file << (d.line ? ":" + std::to_string(d.line) : std::string())
+                      << ": error: " << d.message << "\n";
+
+    const std::string sysfsRoot = command_->count("--sysfs-root") ? sysfsRoot_ : "/sys";
+    std::unique_ptr<discovery::UdevProperties> db;
+    if (command_->count("--sysfs-root")) {
+        db = std::make_unique<discovery::UdevPropertyFiles>(
+            (std::filesystem::path(sysfsRoot).parent_path() / "udev").string());
+    } else {
+        auto lib = mpath::sys::UdevLib::create();
+        if (!lib) {
+            std::cerr << "mpathctl is-path: " << lib.error().message << "\n";
+            return ExitFailure;
+        }
+        db = std::move(*lib);
+    }
+    EventProperties udev(name, *db);
+
+    Verdict v;
+    v.now = now_ >= 0 ? now_ : static_cast<long long>(time(nullptr));
+    auto done = [&](D decision, std::string why) {
+        v.decision = decision;
+        v.why = std::move(why);
+        print(name, v, export_);
+        if (export_)
+            return int(ExitOk);
+        return decision == D::NotMultipath ? int(ExitFailure) : int(ExitOk);
+    };
+
+    const mpath::config::Config &conf = cfg.config;
+    const policy::BlacklistFilter filter = policy::BlacklistFilter::fromConfig(conf);
+    if (auto verdict = filter.checkDevnode(name); verdict.blacklisted)
+        return done(D::NotMultipath, verdict.toString());
+
+    const discovery::Discovery disc(discovery::Sysfs(sysfsRoot),
+                                    discovery::Options::fromConfig(conf));
+    auto found = disc.discover(name, udev);
+    if (!found) {
+        if (found.code() == ENOENT && !export_) {
+            std::cerr << "mpathctl is-path: " << name << ": no such block device\n";
+            return ExitFailure;
+        }
+        return done(D::NotMultipath, "cannot be described: " + found.error().message);
+    }
+    const mpath::model::Path &path = found->path;
+    const auto eff = conf.effective(path);
+    auto props = udev.properties(name);
+    const auto verdict = filter.check(path, props ? &*props : nullptr,
+                                      props ? eff.uidAttribute.value : std::string());
+    if (verdict.blacklisted)
+        return done(D::NotMultipath, verdict.toString());
+    if (path.wwid.empty())
+        return done(D::NotMultipath, "no WWID");
+
+    const auto globals = conf.effectiveGlobals();
+    policy::FindMultipathsInput in;
+    in.mode = globals.findMultipaths.value;
+    in.wwid = path.wwid;
+    const auto listed = mpath::state::WwidsFile(globals.wwidsFile.value).contains(path.wwid);
+    if (!listed)
+        std::cerr << "mpathctl is-path: " << listed.error().message << "\n";
+    in.knownWwid = (listed && *listed) || conf.multipathFor(path.wwid);
+    in.mapExists = mapExists(sysfsRoot, path.wwid);
+    if (cfg.hasErrors())
+        return in.mapExists
+                   ? done(D::Multipath, "WWID " + path.wwid + ", its map is set up")
+                   : done(D::NotMultipath, "the configuration has errors (mpathd would not start)");
+    const std::string mode = "find_multipaths " + std::string(mpath::config::toString(in.mode));
+
+    // A device released after its wait is not taken back from whoever
+    // uses it now.
+    const auto saved = udev.property("FIND_MULTIPATHS_WAIT_UNTIL");
+    const long long savedUntil = saved ? std::atoll(saved->c_str()) : -1;
+    if (in.mode == FindMultipaths::Smart && saved && savedUntil == 0 && !in.mapExists) {
+        v.waitUntil = 0;
+        return done(D::NotMultipath, "released after find_multipaths_timeout (" + mode + ")");
+    }
+
+    if ((in.mode == FindMultipaths::On || in.mode == FindMultipaths::Smart) && !in.knownWwid &&
+        !in.mapExists) {
+        unsigned count = 0;
+        for (const auto &p : disc.discoverAll(udev)) {
+            if (p.wwid != path.wwid)
+                continue;
+            auto pprops = udev.properties(p.kernelName);
+            const auto peff = conf.effective(p);
+            if (!filter
+                     .check(p, pprops ? &*pprops : nullptr,
+                            pprops ? peff.uidAttribute.value : std::string())
+                     .blacklisted)
+                ++count;
+        }
+        in.pathCount = std::max(1u, count);
+    }
+    if (in.mode == FindMultipaths::Smart && savedUntil > 0)
+        in.timedOut = v.now >= savedUntil;
+
+    const D decision = policy::decideFindMultipaths(in);
+    const std::string wwid = "WWID " + path.wwid;
+    switch (decision) {
+    case D::Multipath:
+        if (in.mapExists)
+            return done(decision, wwid + ", its map is set up");
+        if (in.knownWwid)
+            return done(decision, wwid + (listed && *listed ? " is in " + globals.wwidsFile.value
+                                                            : " has a multipaths {} entry"));
+        if (in.pathCount >= 2)
+            return done(decision, wwid + ", " + std::to_string(in.pathCount) + " paths present (" +
+                                      mode + ")");
+        return done(decision, wwid + " (" + mode + ")");
+    case D::Wait: {
+        long long timeout = globals.findMultipathsTimeout.value;
+        if (timeout < 0)
+            timeout = -timeout;
+        if (timeout == 0)
+            timeout = 10;
+        v.waitUntil = savedUntil > 0 ? savedUntil : v.now + timeout;
+        return done(decision,
+                    wwid + " is not known and no second path is present yet (" + mode + ")");
+    }
+    case D::NotMultipath:
+        if (in.mode == FindMultipaths::Smart && in.timedOut) {
+            v.waitUntil = 0;
+            return done(decision, wwid + ": no second path came within find_multipaths_timeout (" +
+                                      mode + ")");
+        }
+        if (in.mode == FindMultipaths::Strict)
+            return done(decision, wwid + " is not known: not in " + globals.wwidsFile.value +
+                                      ", no multipaths {} entry, no map (" + mode + ")");
+        return done(decision, wwid + " is not known and has one path (" + mode + ")");
+    }
+    return ExitFailure;
+}
+
+IsReadyCommand::IsReadyCommand(CLI::App &app)
+    : command_(app.add_subcommand("is-ready", "whether multipath map MAP has a path that can do "
+                                              "I/O now (from its device-mapper status)")) {
+    command_->add_option("map", map_, "a map's name, as in /dev/mapper")->required();
+}
+
+bool IsReadyCommand::given() const {
+    return command_->parsed();
+}
+
+int IsReadyCommand::run() const {
+    std::string name = map_;
+    if (name.rfind("/dev/mapper/", 0) == 0)
+        name = name.substr(12);
+    mpath::sys::DeviceMapperLib dm;
+    auto status = dm.status(name);
+    if (!status) {
+        std::cout << name << ": not ready: " << status.error().message << "\n";
+        return ExitFailure;
+    }
+    unsigned active = 0, paths = 0;
+    for (const auto &line : *status) {
+        if (line.type != "multipath" && line.type != "lmpath") {
+            std::cout << name << ": not ready: a " << line.type << " target, not multipath\n";
+            return ExitFailure;
+        }
+        mpath::model::Map map;
+        auto parsed = mpath::dm::parseStatus(line.params, map);
+        if (!parsed) {
+            std::cout << name << ": not ready: " << parsed.error().message << "\n";
+            return ExitFailure;
+        }
+        for (const auto &g : map.groups)
+            for (const auto &p : g.paths) {
+                ++paths;
+                active += p.dmState == mpath::model::DmPathState::Active;
+            }
+    }
+    if (active == 0) {
+        std::cout << name << ": not ready: none of its " << paths << " paths is active\n";
+        return ExitFailure;
+    }
+    std::cout << name << ": ready: " << active << " of " << paths << " paths active\n";
+    return ExitOk;
+}
+
+bool wantsIsPath(int argc, char **argv) {
+    return argc >= 2 &&
+           (std::strcmp(argv[1], "is-path") == 0 || std::strcmp(argv[1], "is-ready") == 0);
+}
+
+} // namespace mpathctl
