@@ -102,7 +102,9 @@ Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const 
     return targets;
 }
 
-Result<void> suspendResume(const std::string &name, bool suspend) {
+/// \a udevFlags go with a resume's uevent (DM_SUBSYSTEM_UDEV_FLAG0: a
+/// reload that kept the disk what it was).
+Result<void> suspendResume(const std::string &name, bool suspend, uint16_t udevFlags = 0) {
     const char *op = suspend ? "suspend" : "resume";
     DmTask t(suspend ? DM_DEVICE_SUSPEND : DM_DEVICE_RESUME);
     if (auto r = prepare(t, op, name); !r)
@@ -114,7 +116,7 @@ Result<void> suspendResume(const std::string &name, bool suspend) {
     (void)dm_task_skip_lockfs(t.get());
     if (!suspend) {
         (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE); // see create()
-        if (!t.setCookie(0))
+        if (!t.setCookie(udevFlags))
             return failure(op, name, EIO);
     }
     return runAndWait(t, op, name);
@@ -270,7 +272,10 @@ Result<void> DeviceMapperLib::reload(const std::string &name,
             (void)c.run();
         return r;
     }
-    return suspendResume(name, false);
+    // udev's rules (56-dm-mpath.rules, kpartx's) then neither rescan the
+    // map nor re-create its partitions: multipath-tools'
+    // MPATH_UDEV_RELOAD_FLAG.
+    return suspendResume(name, false, DM_SUBSYSTEM_UDEV_FLAG0);
 }
 
 Result<std::string> DeviceMapperLib::message(const std::string &name, uint64_t sector,
