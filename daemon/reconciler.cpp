@@ -6,10 +6,13 @@
 #include "log.h"
 #include "path_tracker.h"
 
+#include <fstream>
+#include <linux/magic.h>
 #include <mpath/dm/table.h>
 #include <mpath/state/bindings_file.h>
 #include <mpath/state/wwids_file.h>
 #include <set>
+#include <sys/vfs.h>
 
 namespace mpathd {
 
@@ -195,6 +198,18 @@ void Reconciler::pass() {
 
     State &state = daemon_.mutableState();
     mpath::policy::PlanInput input = paths.planInput();
+    // A path udev released after find_multipaths smart waited in vain
+    // belongs to whoever took it since: no map takes it back.
+    std::erase_if(input.paths, [&](const mpath::model::Path &p) {
+        auto it = state.paths.find(p.kernelName);
+        if (it == state.paths.end())
+            return false;
+        const auto &props = it->second.properties;
+        auto wait = props.find("FIND_MULTIPATHS_WAIT_UNTIL");
+        auto claim = props.find("DM_MULTIPATH_DEVICE_PATH");
+        return wait != props.end() && wait->second == "0" && claim != props.end() &&
+               claim->second == "0";
+    });
     std::vector<mpath::config::Diagnostic> diags;
     auto known = mpath::state::WwidsFile(daemon_.wwidsFile()).load(&diags);
     if (known)
@@ -546,6 +561,27 @@ void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     // wwids file: every map the daemon keeps is in it, made or adopted.
     if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
         logWarning(aboutMap(name, wwid), added.error().message);
+    // udev decided about the paths before the map was there: a path it left
+    // to the rest of the system, or held back (find_multipaths smart), is
+    // told to decide again, now that mpathctl is-path finds the map.
+    struct statfs fs {};
+    const std::string root = daemon_.env().sysfsRoot;
+    if (statfs(root.c_str(), &fs) != 0 || fs.f_type != SYSFS_MAGIC)
+        return; // a test's tree, not the kernel's
+    for (const auto &[kernelName, p] : daemon_.state().paths) {
+        if (p.path.wwid != wwid || !p.hasUdevData)
+            continue;
+        auto claimed = p.properties.find("DM_MULTIPATH_DEVICE_PATH");
+        auto waiting = p.properties.find("FIND_MULTIPATHS_WAIT_UNTIL");
+        if (claimed != p.properties.end() && claimed->second == "1" &&
+            (waiting == p.properties.end() || waiting->second.empty()))
+            continue;
+        std::ofstream uevent(root + "/block/" + kernelName + "/uevent");
+        uevent << "change\n";
+        uevent.flush();
+        if (!uevent)
+            logWarning(aboutMap(name, wwid), "cannot ask udev to look at " + kernelName + " again");
+    }
 }
 
 void Reconciler::takePathStates(const Map &live) {
