@@ -1,0 +1,121 @@
+#!/bin/bash
+# The project's udev rules on real devices, as LVM, systemd, UDisks and
+# blivet read them: the virtio-scsi pair is left alone while its WWID is
+# unknown (find_multipaths strict), is claimed once mpathd made its map
+# (DM_MULTIPATH_DEVICE_PATH=1, ID_FS_TYPE=mpath_member, SYSTEMD_READY=0, no
+# filesystem link on a path), the map is ready and carries the filesystem
+# links and /dev/disk/by-id/dm-uuid-mpath-<wwid>; a failed path keeps the
+# links (MPATH_UNCHANGED), all paths failed make the map not ready
+# (DM_UDEV_DISABLE_OTHER_RULES_FLAG, DM_NOSCAN) and a reinstated path ready
+# again; a reload is MPATH_UNCHANGED. find_multipaths smart on a lone
+# scsi_debug path: held back, released after the timeout, and not claimed
+# afterwards. mpathctl is-path answers the same as the rules, in
+# milliseconds.
+# lab-timeout: 300
+. /lab/lib.sh
+
+prop() { # prop DEV KEY: udev's value of KEY for DEV ("" when unset)
+	udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"
+}
+expect() { # expect DEV KEY VALUE
+	local v
+	v=$(prop "$1" "$2")
+	[ "$v" = "$3" ] || die "$1: $2 is '$v', expected '$3' ($(udevadm info --query=property --name="$1" | tr '\n' ' '))"
+}
+
+[ -e /etc/udev/rules.d/60-multipath.rules ] || die "the project's rules are not installed"
+wwid=$(wwid_of sda)
+[ -n "$wwid" ] && [ "$(wwid_of sdb)" = "$wwid" ] || die "sda and sdb do not share a WWID"
+
+# A filesystem signature on the shared disk: blkid sees it on both paths
+# until they are claimed.
+mkswap /dev/sda > /dev/null || die "mkswap failed"
+udevadm trigger --action=change --settle /dev/sda /dev/sdb
+fsuuid=$(prop /dev/sda ID_FS_UUID)
+[ -n "$fsuuid" ] || die "blkid found no swap signature on sda"
+
+# 1. Not known, strict: left alone, and is-path says why.
+mkdir -p /etc/mpathd
+printf 'defaults {\n\tfind_multipaths strict\n\tpolling_interval 2\n}\n' > /etc/mpathd/mpathd.conf
+for d in sda sdb; do
+	expect /dev/$d DM_MULTIPATH_DEVICE_PATH 0
+	expect /dev/$d ID_FS_TYPE swap
+done
+out=$(mpathctl is-path sda) && die "is-path says sda is a path: $out"
+echo "$out" | grep -q "not known" || die "is-path gives no reason: $out"
+
+# 2. find_multipaths on: mpathd makes the map, udev claims both paths.
+printf 'defaults {\n\tfind_multipaths on\n\tpolling_interval 2\n}\nblacklist {\n\tdevnode "^nvme"\n}\n' \
+	> /etc/mpathd/mpathd.conf
+mpathd_start
+map=$(map_of "$wwid")
+[ -n "$map" ] || die "mpathd made no map for $wwid"
+dm=$(basename "$(readlink -f "/dev/mapper/$map")")
+udevadm settle
+for d in sda sdb; do
+	wait_until 10 sh -c "[ \"\$(udevadm info --query=property --name=/dev/$d | sed -n 's/^DM_MULTIPATH_DEVICE_PATH=//p')\" = 1 ]" ||
+		die "$d was not claimed after the map was made"
+	expect /dev/$d ID_FS_TYPE mpath_member
+	expect /dev/$d SYSTEMD_READY 0
+	[ -z "$(prop /dev/$d ID_FS_UUID)" ] || die "$d still carries the filesystem's uuid"
+done
+grep -qx "/$wwid/" /etc/multipath/wwids || die "$wwid is not in the wwids file"
+mpathctl is-path sda > /dev/null || die "is-path says sda is not a path once the map is there"
+expect "/dev/$dm" MPATH_DEVICE_READY 1
+expect "/dev/$dm" ID_FS_TYPE swap
+[ "$(readlink -f "/dev/disk/by-id/dm-uuid-mpath-$wwid")" = "/dev/$dm" ] ||
+	die "/dev/disk/by-id/dm-uuid-mpath-$wwid does not lead to $dm"
+[ "$(readlink -f "/dev/disk/by-uuid/$fsuuid")" = "/dev/$dm" ] ||
+	die "/dev/disk/by-uuid/$fsuuid leads to $(readlink -f "/dev/disk/by-uuid/$fsuuid"), not the map"
+result claimed "sda,sdb"
+
+# 3. Path events keep the links; no usable path makes the map not ready.
+mpathctl fail path sda > /dev/null || die "mpathctl fail path sda failed"
+udevadm settle
+expect "/dev/$dm" MPATH_UNCHANGED 1
+expect "/dev/$dm" MPATH_DEVICE_READY 1
+mpathctl fail path sdb > /dev/null || die "mpathctl fail path sdb failed"
+udevadm settle
+expect "/dev/$dm" MPATH_DEVICE_READY 0
+expect "/dev/$dm" DM_UDEV_DISABLE_OTHER_RULES_FLAG 1
+expect "/dev/$dm" DM_NOSCAN 1
+[ -e "/dev/disk/by-id/dm-uuid-mpath-$wwid" ] || die "the by-id link went with the last path"
+mpathctl is-ready "$map" > /dev/null && die "is-ready says $map is ready with no path"
+mpathctl reinstate path sda > /dev/null || die "mpathctl reinstate path sda failed"
+mpathctl reinstate path sdb > /dev/null || die "mpathctl reinstate path sdb failed"
+udevadm settle
+expect "/dev/$dm" MPATH_DEVICE_READY 1
+[ "$(prop "/dev/$dm" DM_UDEV_DISABLE_OTHER_RULES_FLAG)" != 1 ] || die "$map stays hidden from other rules"
+mpathctl is-ready "$map" > /dev/null || die "is-ready says $map is not ready"
+[ "$(readlink -f "/dev/disk/by-uuid/$fsuuid")" = "/dev/$dm" ] || die "the by-uuid link did not come back"
+
+# 4. A reload is the same disk.
+mpathctl reload "$map" > /dev/null || die "mpathctl reload failed"
+udevadm settle
+expect "/dev/$dm" MPATH_UNCHANGED 1
+expect "/dev/$dm" DM_SUBSYSTEM_UDEV_FLAG0 1
+mpathd_stop
+
+# 5. is-path is quick: 20 calls.
+t0=${EPOCHREALTIME/./}
+for _ in $(seq 20); do mpathctl is-path --export sda > /dev/null; done
+result is_path_ms $(((${EPOCHREALTIME/./} - t0) / 20000))
+
+# 6. find_multipaths smart: a lone path is held back, then released for good.
+printf 'defaults {\n\tfind_multipaths smart\n\tfind_multipaths_timeout 4\n}\n' > /etc/mpathd/mpathd.conf
+mapfile -t sd < <(scsi_debug_paths add_host=1)
+udevadm settle
+one=${sd[0]}
+[ -n "$one" ] || die "no scsi_debug path"
+expect "/dev/$one" DM_MULTIPATH_DEVICE_PATH 1
+expect "/dev/$one" SYSTEMD_READY 0
+until=$(prop "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL)
+[ "${until:-0}" -gt 0 ] || die "$one: no FIND_MULTIPATHS_WAIT_UNTIL"
+sleep 5 # the timeout; the lab has no systemd timer to send the change
+udevadm trigger --action=change --settle "/dev/$one"
+expect "/dev/$one" DM_MULTIPATH_DEVICE_PATH 0
+expect "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL 0
+[ "$(prop "/dev/$one" SYSTEMD_READY)" != 0 ] || die "$one was not released to systemd"
+udevadm trigger --action=change --settle "/dev/$one"
+expect "/dev/$one" DM_MULTIPATH_DEVICE_PATH 0
+result smart released
