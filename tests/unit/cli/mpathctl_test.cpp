@@ -25,9 +25,10 @@ using mpath_test::readFile;
 class Mpathctl : public ::testing::Test {
 protected:
     /// Runs mpathctl with \p args (shell words, already quoted).
-    Outcome run(const std::string &args) {
+    Outcome run(const std::string &args, const std::string &env = "") {
         const auto errFile = dir_.path() / "stderr";
-        std::string cmd = std::string(MPATHCTL) + " " + args + " 2>" + errFile.string();
+        std::string cmd = (env.empty() ? "" : "env -u DEVNAME " + env + " ") +
+                          std::string(MPATHCTL) + " " + args + " 2>" + errFile.string();
         Outcome o;
         FILE *p = popen(cmd.c_str(), "r");
         if (!p)
@@ -41,6 +42,9 @@ protected:
         o.err = readFile(errFile);
         return o;
     }
+
+    /// Runs mpathctl with \p env (VAR=value words) in its environment.
+    Outcome runWith(const std::string &env, const std::string &args) { return run(args, env); }
 
     std::string write(const std::string &name, const std::string &text) {
         auto p = dir_.path() / name;
@@ -471,4 +475,144 @@ TEST_F(Mpathctl, HelpListsTheCommandsAndTheExitCodes) {
                              "watch", "--bus", "--socket", "--color", "3  mpathd is not running"})
         EXPECT_NE(o.out.find(word), std::string::npos) << word << "\n" << o.out;
     EXPECT_EQ(o.out.find("debug"), std::string::npos) << "debug is hidden";
+}
+
+// is-path: the decision udev's rules take for every disk.
+
+class IsPath : public Mpathctl {
+protected:
+    /// The tree's disks under \p config (a defaults {} body), the wwids
+    /// file listing \p wwids.
+    std::string args(const std::string &config, const std::string &device,
+                     const std::vector<std::string> &wwids = {}) {
+        if (sys_.empty())
+            sys_ = tree();
+        std::string list = "# Multipath wwids, Version : 1.0\n";
+        for (const auto &w : wwids)
+            list += "/" + w + "/\n";
+        const std::string wwidsFile = write("wwids", list);
+        const std::string conf =
+            write("mpathd.conf", "defaults {\n wwids_file " + wwidsFile + "\n" + config + "}\n");
+        return "is-path --config " + conf + " --sysfs-root " + sys_ + " " + device;
+    }
+    std::string sys_;
+};
+
+TEST_F(IsPath, StrictLeavesAnUnknownWwidAloneAndSaysWhy) {
+    Outcome o = run(args(" find_multipaths strict\n", "sdb"));
+    EXPECT_EQ(o.exit, 1) << o.out << o.err;
+    EXPECT_NE(o.out.find("sdb: not a multipath path: WWID 36001405aaaa is not known"),
+              std::string::npos)
+        << o.out;
+    o = run(args(" find_multipaths strict\n", "--export /dev/sdb"));
+    EXPECT_EQ(o.exit, 0) << o.err;
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\n");
+}
+
+TEST_F(IsPath, StrictClaimsAWwidOfTheWwidsFile) {
+    Outcome o = run(args(" find_multipaths strict\n", "--export sdb", {"36001405aaaa"}));
+    EXPECT_EQ(o.exit, 0) << o.err;
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n");
+    o = run(args(" find_multipaths strict\n", "sdb", {"36001405aaaa"}));
+    EXPECT_EQ(o.exit, 0);
+    EXPECT_NE(o.out.find("sdb: a multipath path: WWID 36001405aaaa is in "), std::string::npos)
+        << o.out;
+}
+
+TEST_F(IsPath, StrictClaimsThePathsOfAMapSetUp) {
+    std::string a = args(" find_multipaths strict\n", "--export sdf");
+    std::filesystem::create_directories(sys_ + "/block/dm-0/dm");
+    std::ofstream(sys_ + "/block/dm-0/dm/uuid") << "mpath-36001405cccc\n";
+    Outcome o = run(a);
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
+    // Another map's uuid does not count.
+    std::ofstream(sys_ + "/block/dm-0/dm/uuid") << "mpath-36001405aaaa\n";
+    o = run(a);
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\n") << o.err;
+}
+
+TEST_F(IsPath, OnClaimsAWwidWithTwoPathsAndNotALonePath) {
+    Outcome o = run(args(" find_multipaths on\n", "--export sdd"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
+    o = run(args(" find_multipaths on\n", "sdd"));
+    EXPECT_NE(o.out.find("2 paths present (find_multipaths on)"), std::string::npos) << o.out;
+    o = run(args(" find_multipaths on\n", "--export sdf"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\n") << o.err;
+}
+
+TEST_F(IsPath, ABlacklistedSiblingDoesNotCountAsASecondPath) {
+    const std::string conf = " find_multipaths on\n}\nblacklist {\n devnode \"^sdd$\"\n";
+    Outcome o = run(args(conf, "--export sdb"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\n") << o.err;
+    o = run(args(conf, "sdd"));
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.out.find("sdd: not a multipath path: blacklisted by devnode \"^sdd$\""),
+              std::string::npos)
+        << o.out;
+}
+
+TEST_F(IsPath, SmartHoldsALonePathBackUntilTheTimeoutThenReleasesItForGood) {
+    const std::string conf = " find_multipaths smart\n find_multipaths_timeout 5\n";
+    Outcome o = run(args(conf, "--export --now 1000 sdf"));
+    EXPECT_EQ(o.exit, 0) << o.err;
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=2\nFIND_MULTIPATHS_WAIT_UNTIL=1005\n"
+                     "MPATH_WAIT_SECS=5\n");
+    // udev runs it again with what it stored: still waiting, same deadline.
+    const std::string event = "DEVNAME=/dev/sdf DEVTYPE=disk ID_SERIAL=36001405cccc ";
+    o = runWith(event + "FIND_MULTIPATHS_WAIT_UNTIL=1005", args(conf, "--export --now 1003 sdf"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=2\nFIND_MULTIPATHS_WAIT_UNTIL=1005\n"
+                     "MPATH_WAIT_SECS=2\n")
+        << o.err;
+    // Past it: released.
+    o = runWith(event + "FIND_MULTIPATHS_WAIT_UNTIL=1005", args(conf, "--export --now 1005 sdf"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\nFIND_MULTIPATHS_WAIT_UNTIL=0\n") << o.err;
+    // Released stays released, even when a second path shows up.
+    o = runWith(event + "FIND_MULTIPATHS_WAIT_UNTIL=0", args(conf, "--export --now 2000 sdf"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\nFIND_MULTIPATHS_WAIT_UNTIL=0\n") << o.err;
+    // A lone path of a WWID with two paths is claimed at once.
+    o = run(args(conf, "--export --now 1000 sdb"));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
+}
+
+TEST_F(IsPath, TheEventsPropertiesDecideUnderUdev) {
+    // The tree's udev data says 36001405cccc; the event (what udev runs
+    // the rule for) says it is the WWID listed.
+    Outcome o = runWith("DEVNAME=/dev/sdf DEVTYPE=disk ID_SERIAL=36001405aaaa",
+                        args(" find_multipaths strict\n", "--export sdf", {"36001405aaaa"}));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
+}
+
+TEST_F(IsPath, AConfigurationWithErrorsClaimsOnlyWhatAMapHolds) {
+    // A pattern that is no regular expression: mpathd would not start.
+    const std::string conf = " find_multipaths strict\n}\nblacklist {\n devnode \"(\"\n";
+    Outcome o = run(args(conf, "--export sdb", {"36001405aaaa"}));
+    EXPECT_EQ(o.exit, 0);
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=0\n");
+    EXPECT_NE(o.err.find("error: "), std::string::npos) << o.err;
+    o = run(args(conf, "sdb", {"36001405aaaa"}));
+    EXPECT_NE(o.out.find("the configuration has errors"), std::string::npos) << o.out;
+    // Its map set up keeps it.
+    std::filesystem::create_directories(sys_ + "/block/dm-0/dm");
+    std::ofstream(sys_ + "/block/dm-0/dm/uuid") << "mpath-36001405aaaa\n";
+    o = run(args(conf, "--export sdb", {"36001405aaaa"}));
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n");
+}
+
+TEST_F(IsPath, NamesADeviceThatIsNotThereOrNotADeviceName) {
+    Outcome o = run(args(" find_multipaths strict\n", "sdq"));
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.err.find("sdq: no such block device"), std::string::npos) << o.err;
+    o = run(args(" find_multipaths strict\n", "/dev/disk/by-id/x"));
+    EXPECT_EQ(o.exit, 2);
+    EXPECT_NE(o.err.find("'/dev/disk/by-id/x' is not a block device name"), std::string::npos)
+        << o.err;
+    o = run("is-path");
+    EXPECT_EQ(o.exit, 2);
+    EXPECT_NE(o.err.find("device is required"), std::string::npos) << o.err;
+}
+
+TEST_F(Mpathctl, IsReadyNamesAMapItCannotRead) {
+    Outcome o = run("is-ready no-such-map");
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.out.find("no-such-map: not ready: "), std::string::npos) << o.out;
 }
