@@ -17,9 +17,9 @@ udevadm settle
 [ ${#sd[@]} -ge 2 ] || die "expected 2 active scsi_debug paths, got: ${sd[*]}"
 a=$(devt "${sd[0]}") b=$(devt "${sd[1]}")
 # The WWID is udev's ID_SERIAL, as libmpath and multipath-tools take it.
-# It must be: the guest has multipath-tools' 56-dm-mpath.rules, whose
-# `multipath -U` fails every path of an mpath-<wwid> map whose own WWID
-# differs from the one in the uuid.
+# It must be: with multipath-tools' 56-dm-mpath.rules, `multipath -U`
+# fails every path of an mpath-<wwid> map whose own WWID differs from the
+# one in the uuid (the lab's guest now has the project's rules instead).
 wwid=$(udevadm info --query=property --name="/dev/${sd[0]}" | sed -n 's/^ID_SERIAL=//p')
 [ -n "$wwid" ] || die "no ID_SERIAL for ${sd[0]}"
 [ "$(udevadm info --query=property --name="/dev/${sd[1]}" | sed -n 's/^ID_SERIAL=//p')" = "$wwid" ] ||
@@ -133,6 +133,9 @@ dmsetup table mpl | grep -q "queue-length" || die "reload did not change mpl's s
 wait "$fio" || die "fio failed across the lmpath reload: $(cat "$RESULTS/fio-lmpath.err")"
 errs=$(cut -d';' -f5 "$RESULTS/fio-lmpath.terse" | head -n 1)
 [ "$errs" = 0 ] || die "fio reported $errs errors across the lmpath reload"
+# A ready map is probed by udev when fio closes it (the disk is watched):
+# the removal waits for the probe, as an administrator's would.
+udevadm settle
 $dm remove mpl || die "remove of mpl failed"
 [ ! -e /dev/mapper/mpl ] || die "mpl node left behind after remove"
 result lmpath_reload_under_io ok
