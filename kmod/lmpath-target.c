@@ -945,16 +945,29 @@ static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
 	struct lmpath *m = ti->private;
 	struct lmpath_io *io = io_from_bio(clone);
 	struct lmpath_path *p = io->path;
-	size_t nr_bytes = io->nr_bytes;
 	u64 start_time = io->start_time_ns;
 	int r = DM_ENDIO_DONE;
 
-	/* Once queued, the bio belongs to the drain work: read it first. */
-	if (p && p->pg->ps.type->end_io && !start_time)
-		start_time = dm_start_time_ns_from_clone(clone);
+	/*
+	 * End the I/O on its path now, and only once: a bio queued below
+	 * belongs to the drain work, which may fail it (running this function
+	 * again) or map it elsewhere before we would get here.  Forgetting
+	 * the path keeps a later completion of this bio off its counters.
+	 */
+	if (p) {
+		struct lmpath_ps *ps = &p->pg->ps;
+
+		if (ps->type->end_io) {
+			if (!start_time)
+				start_time = dm_start_time_ns_from_clone(clone);
+			ps->type->end_io(ps, &p->ps_path, io->nr_bytes,
+					 start_time);
+		}
+		io->path = NULL;
+	}
 
 	if (!*error || !blk_path_error(*error))
-		goto done;
+		return r;
 
 	if (p)
 		fail_path_fast(m, p);
@@ -967,16 +980,11 @@ static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
 			lmpath_report_eio(m);
 			*error = BLK_STS_IOERR;
 		}
-		goto done;
+		return r;
 	}
 
 	lmpath_queue_bio(m, clone);
-	r = DM_ENDIO_INCOMPLETE;
-done:
-	if (p && p->pg->ps.type->end_io)
-		p->pg->ps.type->end_io(&p->pg->ps, &p->ps_path, nr_bytes,
-				       start_time);
-	return r;
+	return DM_ENDIO_INCOMPLETE;
 }
 
 /*
