@@ -145,9 +145,11 @@ static void disable_nopath_timeout(struct lmpath *m)
 /*
  * Everything that follows a path leaving service, once its LMPP_USABLE bit
  * is clear and nr_valid_paths has dropped: tell the selector, count it,
- * send the uevent and the table event.
+ * send the uevent (with @nr_valid, the count right after this failure, as
+ * the stock target sends it) and the table event.
  */
-static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
+static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
+				 int nr_valid)
 {
 	struct lmpath_pg *pg = p->pg;
 
@@ -163,10 +165,49 @@ static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
 	if (p == READ_ONCE(m->current_path))
 		WRITE_ONCE(m->current_path, NULL);
 
-	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name,
-		       atomic_read(&m->nr_valid_paths));
+	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name, nr_valid);
 	queue_work(lmpath_event_wq, &m->trigger_event);
 	__enable_nopath_timeout(m);
+}
+
+/*
+ * Report the fast-path failures whose count is recorded, in the order
+ * they happened.  Reinstating a path reports them all first, so between
+ * two reinstatements nr_valid_paths only went down: the failure that left
+ * the highest count came first.  A failure whose count is not recorded yet
+ * is reported by its own fail_work, which is queued after the record.
+ */
+static void __report_pending_failures(struct lmpath *m)
+{
+	struct lmpath_path *first;
+	unsigned int i, j;
+	int rec, best;
+
+	lockdep_assert_held(&m->lock);
+
+	for (;;) {
+		first = NULL;
+		best = 0;
+		for (i = 0; i < m->nr_pgs; i++) {
+			for (j = 0; j < m->pgs[i].nr_paths; j++) {
+				struct lmpath_path *p = &m->pgs[i].paths[j];
+
+				if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+					continue;
+				/* pairs with fail_path_fast()'s release */
+				rec = smp_load_acquire(&p->fail_report);
+				if (rec > best) {
+					best = rec;
+					first = p;
+				}
+			}
+		}
+		if (!first)
+			return;
+		first->fail_report = 0;
+		clear_bit(LMPP_FAIL_PENDING, &first->ps_path.flags);
+		__report_path_failed(m, first, best - 1);
+	}
 }
 
 /* Take a path out of use: fail_path message, pg_init errors. */
@@ -174,11 +215,14 @@ static int fail_path(struct lmpath_path *p)
 {
 	struct lmpath *m = p->pg->m;
 	unsigned long flags;
+	int nr_valid;
 
 	spin_lock_irqsave(&m->lock, flags);
 	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
-		atomic_dec(&m->nr_valid_paths);
-		__report_path_failed(m, p);
+		nr_valid = atomic_dec_return(&m->nr_valid_paths);
+		/* failures the fast path saw before this one go out first */
+		__report_pending_failures(m);
+		__report_path_failed(m, p, nr_valid);
 	}
 	spin_unlock_irqrestore(&m->lock, flags);
 
@@ -189,11 +233,13 @@ static int fail_path(struct lmpath_path *p)
  * Take a path out of use from the fast path, without a lock: one atomic
  * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
  * concurrent reinstate sees either a usable path or a pending report it
- * must flush first.  The winner queues the report.
+ * must flush first.  The winner records the count its failure left (the
+ * uevent carries it, as the stock target's does) and queues the report.
  */
 static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 {
 	unsigned long old = READ_ONCE(p->ps_path.flags), new;
+	int nr_valid;
 
 	do {
 		if (!(old & BIT(LMPP_USABLE)))
@@ -201,7 +247,9 @@ static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 		new = (old & ~BIT(LMPP_USABLE)) | BIT(LMPP_FAIL_PENDING);
 	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
 
-	atomic_dec(&m->nr_valid_paths);
+	nr_valid = atomic_dec_return(&m->nr_valid_paths);
+	/* the record is complete before a scan can see it; see above */
+	smp_store_release(&p->fail_report, nr_valid + 1);
 	/* Held I/O must not stay pinned to this path until the report. */
 	cmpxchg(&m->current_path, p, NULL);
 	queue_work(klmpathd, &p->fail_work);
@@ -215,8 +263,7 @@ static void lmpath_fail_work(struct work_struct *work)
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-		__report_path_failed(m, p);
+	__report_pending_failures(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -242,9 +289,13 @@ static int reinstate_path(struct lmpath_path *p)
 	if (lmpath_path_usable(p))
 		goto out;
 
-	/* A failure seen by end_io but not reported yet is reported first. */
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-		__report_path_failed(m, p);
+	/* Failures seen by end_io but not reported yet are reported first. */
+	__report_pending_failures(m);
+	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags)) {
+		/* failed a moment ago, its count not recorded yet */
+		p->fail_report = 0;
+		__report_path_failed(m, p, atomic_read(&m->nr_valid_paths));
+	}
 
 	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
 	       p->dev->name);

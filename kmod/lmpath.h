@@ -83,6 +83,12 @@ struct lmpath_path {
 	struct lmpath_pg *pg;		/* owning group */
 	struct dm_dev *dev;		/* the path device */
 	unsigned int fail_count;	/* cumulative failures, under lock */
+	/*
+	 * 1 + nr_valid_paths just after a fast-path failure of this path, for
+	 * its PATH_FAILED uevent; 0 while no such report is ready.  Stored
+	 * with release by the failing CPU, cleared under lock when reported.
+	 */
+	int fail_report;
 
 	struct delayed_work activate_path; /* scsi_dh activation */
 	struct work_struct fail_work;	/* reports a fast-path failure */
