@@ -275,6 +275,22 @@ static void process_queued_io_list(struct lmpath *m)
 		queue_work(klmpathd, &m->process_queued_bios);
 }
 
+/* The hooks lmpath-path.c drives (see lmpath.h). */
+void lmpath_kick_queued_io(struct lmpath *m)
+{
+	process_queued_io_list(m);
+}
+
+void lmpath_queue_pg_init_work(struct lmpath *m)
+{
+	queue_work(klmpathd, &m->pg_init_work);
+}
+
+bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
+{
+	return queue_delayed_work(klmpath_handlerd, &p->activate_path, delay);
+}
+
 /* Put a failed path back into use: reinstate_path message. */
 static int reinstate_path(struct lmpath_path *p)
 {
@@ -455,71 +471,9 @@ static void lmpath_trigger_event(struct work_struct *work)
  * pg_init: hardware handler activation (slow path)
  *---------------------------------------------------------------
  */
-static int __pg_init_all_paths(struct lmpath *m)
-{
-	struct lmpath_pg *pg;
-	unsigned long delay = 0;
-	unsigned int i;
-
-	lockdep_assert_held(&m->lock);
-
-	if (atomic_read(&m->pg_init_in_progress) ||
-	    test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
-		return 0;
-
-	atomic_inc(&m->pg_init_count);
-	clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-
-	pg = READ_ONCE(m->current_pg);
-	if (!pg)
-		return 0;
-
-	if (test_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags))
-		delay = msecs_to_jiffies(m->pg_init_delay_msecs !=
-					 LMPATH_PG_INIT_DELAY_DEFAULT ?
-					 m->pg_init_delay_msecs :
-					 LMPATH_PG_INIT_DELAY_MSECS);
-
-	for (i = 0; i < pg->nr_paths; i++) {
-		struct lmpath_path *p = &pg->paths[i];
-
-		if (!lmpath_path_usable(p))
-			continue;
-		if (queue_delayed_work(klmpath_handlerd, &p->activate_path,
-				       delay))
-			atomic_inc(&m->pg_init_in_progress);
-	}
-
-	return atomic_read(&m->pg_init_in_progress);
-}
-
-/*
- * Map found pg_init required.  It does not start it (that needs the lock):
- * the first mapper to notice queues this work, later ones see the bit.
- */
-static void lmpath_kick_pg_init(struct lmpath *m)
-{
-	if (!test_and_set_bit(LMPF_PG_INIT_KICKED, &m->flags))
-		queue_work(klmpathd, &m->pg_init_work);
-}
-
 static void lmpath_pg_init_work(struct work_struct *work)
 {
-	struct lmpath *m = container_of(work, struct lmpath, pg_init_work);
-	unsigned long flags;
-
-	clear_bit(LMPF_PG_INIT_KICKED, &m->flags);
-	/*
-	 * Re-arm the kick before looking at the state, so that a mapper
-	 * setting PG_INIT_REQUIRED after our test queues us again.
-	 */
-	smp_mb__after_atomic();
-
-	spin_lock_irqsave(&m->lock, flags);
-	if (test_bit(LMPF_QUEUE_IO, &m->flags) ||
-	    test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
-		__pg_init_all_paths(m);
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_pg_init_run(container_of(work, struct lmpath, pg_init_work));
 }
 
 /* Should a failed activation be retried at once? */
@@ -594,11 +548,11 @@ static void pg_init_done(void *data, int errors)
 
 	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
 		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
-		if (__pg_init_all_paths(m))
+		if (__lmpath_pg_init_all_paths(m))
 			goto out;
 	}
 	clear_bit(LMPF_QUEUE_IO, &m->flags);
-	/* Pairs with the full barrier of llist_add() in lmpath_queue_bio(). */
+	/* Pairs with the full barrier of llist_add() in lmpath_queue_io(). */
 	smp_mb__after_atomic();
 
 	process_queued_io_list(m);
@@ -626,126 +580,6 @@ static void activate_path_work(struct work_struct *work)
 					     activate_path.work);
 
 	activate_or_offline_path(p);
-}
-
-/*
- *---------------------------------------------------------------
- * Path selection (fast path, lock-free)
- *---------------------------------------------------------------
- */
-
-/*
- * A new group takes over.  Racing mappers may both switch; the last store
- * wins and both stores describe a usable group, which is all I/O needs.
- */
-static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg)
-{
-	WRITE_ONCE(m->current_pg, pg);
-
-	/* A hardware handler must initialise the group before I/O goes. */
-	if (m->hw_handler_name) {
-		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		set_bit(LMPF_QUEUE_IO, &m->flags);
-	} else {
-		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
-	}
-
-	atomic_set(&m->pg_init_count, 0);
-}
-
-static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
-					     struct lmpath_pg *pg,
-					     size_t nr_bytes)
-{
-	struct lmpath_ps_path *pp;
-	struct lmpath_path *p;
-
-	pp = pg->ps.type->select_path(&pg->ps, nr_bytes);
-	if (!pp)
-		return NULL;
-
-	p = to_lmpath_path(pp);
-	if (unlikely(READ_ONCE(m->current_pg) != pg)) {
-		WRITE_ONCE(m->current_path, p);
-		lmpath_switch_pg(m, pg);
-	}
-
-	return p;
-}
-
-static struct lmpath_path *choose_path(struct lmpath *m, size_t nr_bytes)
-{
-	struct lmpath_pg *pg;
-	struct lmpath_path *p;
-	unsigned int i;
-	int bypassed;
-
-	if (!atomic_read(&m->nr_valid_paths)) {
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
-		goto failed;
-	}
-
-	/* switch_group asked for this group: one mapper claims the switch. */
-	pg = READ_ONCE(m->next_pg);
-	if (unlikely(pg) && cmpxchg(&m->next_pg, pg, NULL) == pg) {
-		p = choose_path_in_pg(m, pg, nr_bytes);
-		if (p)
-			return p;
-	}
-
-	/* Stay in the current group while it has a usable path. */
-	pg = READ_ONCE(m->current_pg);
-	if (likely(pg)) {
-		p = choose_path_in_pg(m, pg, nr_bytes);
-		if (p)
-			return p;
-	}
-
-	/*
-	 * Walk the groups in table order, first those not bypassed, then the
-	 * bypassed ones, and in that case slow down pg_init retries so that
-	 * a busy controller is not hammered.
-	 */
-	for (bypassed = 0; bypassed <= 1; bypassed++) {
-		for (i = 0; i < m->nr_pgs; i++) {
-			pg = &m->pgs[i];
-			if (READ_ONCE(pg->bypassed) != bypassed)
-				continue;
-			p = choose_path_in_pg(m, pg, nr_bytes);
-			if (p) {
-				if (bypassed)
-					set_bit(LMPF_PG_INIT_DELAY_RETRY,
-						&m->flags);
-				return p;
-			}
-		}
-	}
-
-failed:
-	WRITE_ONCE(m->current_path, NULL);
-	WRITE_ONCE(m->current_pg, NULL);
-	return NULL;
-}
-
-/*
- * While pg_init runs, I/O stays on the path it is initialising; otherwise
- * the selector chooses for every I/O.
- */
-static struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes)
-{
-	struct lmpath_path *p = READ_ONCE(m->current_path);
-
-	if (p && test_bit(LMPF_QUEUE_IO, &m->flags))
-		return p;
-
-	return choose_path(m, nr_bytes);
-}
-
-static bool lmpath_must_hold_io(struct lmpath *m)
-{
-	return test_bit(LMPF_QUEUE_IO, &m->flags) ||
-	       test_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
 }
 
 /*
@@ -873,52 +707,27 @@ static int lmpath_end_io(struct dm_target *ti, struct request *clone,
  *---------------------------------------------------------------
  */
 
-/*
- * Queued bios must be driven again when pg_init finishes (it clears
- * QUEUE_IO, then kicks), when a path comes back (nr_valid_paths rises,
- * then kick) or when queueing is switched off (flag, then kick).  The
- * queuer adds first and checks after; llist_add() is a full barrier, so
- * either it sees the new state and kicks, or the kicked work sees its bio.
- */
-static bool lmpath_queue_stalled(struct lmpath *m)
-{
-	if (test_bit(LMPF_QUEUE_IO, &m->flags))
-		return true;
-	if (atomic_read(&m->nr_valid_paths))
-		return false;
-	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
-}
-
 static void lmpath_queue_bio(struct lmpath *m, struct bio *bio)
 {
-	struct lmpath_io *io = io_from_bio(bio);
-
-	llist_add(&io->node, &m->queued_bios);
-	if (!lmpath_queue_stalled(m))
-		queue_work(klmpathd, &m->process_queued_bios);
+	lmpath_queue_io(m, &io_from_bio(bio)->node);
 }
 
 static int __lmpath_map_bio(struct lmpath *m, struct bio *bio,
 			    struct lmpath_io *io)
 {
-	struct lmpath_path *p = lmpath_pick(m, bio->bi_iter.bi_size);
+	struct lmpath_path *p;
 	struct lmpath_ps *ps;
 
-	if (!p) {
-		if (test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags)) {
-			lmpath_queue_bio(m, bio);
-			return DM_MAPIO_SUBMITTED;
-		}
+	switch (lmpath_map_bio_path(m, bio->bi_iter.bi_size, &io->node, &p)) {
+	case LMPATH_BIO_PATH:
+		break;
+	case LMPATH_BIO_QUEUED:
+		return DM_MAPIO_SUBMITTED;
+	case LMPATH_BIO_NO_PATH:
 		if (dm_noflush_suspending(m->ti))
 			return DM_MAPIO_REQUEUE;
 		lmpath_report_eio(m);
 		return DM_MAPIO_KILL;
-	}
-
-	if (lmpath_must_hold_io(m)) {
-		lmpath_queue_bio(m, bio);
-		lmpath_kick_pg_init(m);
-		return DM_MAPIO_SUBMITTED;
 	}
 
 	ps = &p->pg->ps;
@@ -1499,10 +1308,10 @@ static int lmpath_prepare_ioctl(struct dm_target *ti,
 	if (r == -ENOTCONN) {
 		if (!READ_ONCE(m->current_pg))
 			/* Path status changed, redo selection */
-			(void)choose_path(m, 0);
+			(void)lmpath_choose_path(m, 0);
 		spin_lock_irqsave(&m->lock, flags);
 		if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
-			(void)__pg_init_all_paths(m);
+			(void)__lmpath_pg_init_all_paths(m);
 		spin_unlock_irqrestore(&m->lock, flags);
 		dm_table_run_md_queue_async(m->ti->table);
 		process_queued_io_list(m);

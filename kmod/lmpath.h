@@ -7,6 +7,7 @@
  *   lmpath-table.c  constructor parsing and status text (both directions
  *                   of the table grammar)
  *   lmpath-ps*.c    path selectors behind struct lmpath_ps_type
+ *   lmpath-path.c   choosing the path, holding I/O, starting pg_init
  *   lmpath-target.c everything that touches bios, requests, scsi_dh,
  *                   uevents and workqueues, and the module itself
  *
@@ -159,6 +160,47 @@ void lmpath_emit_status(struct lmpath *m, status_type_t type,
 int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p,
 		       const char *dev);
 void lmpath_detach_path(struct lmpath *m, struct lmpath_path *p);
+
+/*
+ * lmpath-path.c: path selection, holding I/O, starting pg_init.
+ * __lmpath_pg_init_all_paths() expects m->lock held.
+ */
+struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes);
+struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes);
+bool lmpath_must_hold_io(struct lmpath *m);
+void lmpath_queue_io(struct lmpath *m, struct llist_node *node);
+enum lmpath_bio_choice {
+	LMPATH_BIO_PATH,
+	LMPATH_BIO_QUEUED,
+	LMPATH_BIO_NO_PATH,
+};
+
+enum lmpath_bio_choice lmpath_map_bio_path(struct lmpath *m, size_t nr_bytes,
+					   struct llist_node *node,
+					   struct lmpath_path **pathp);
+void lmpath_kick_pg_init(struct lmpath *m);
+void lmpath_pg_init_run(struct lmpath *m);
+int __lmpath_pg_init_all_paths(struct lmpath *m);
+
+/*
+ * lmpath-target.c: the hooks lmpath-path.c drives.  Kick the queued I/O
+ * (bio mode: the drain work; request mode: dm core's requeue list); queue
+ * the pg_init work; queue @p's scsi_dh activation after @delay jiffies,
+ * true when it was not queued already.
+ */
+void lmpath_kick_queued_io(struct lmpath *m);
+void lmpath_queue_pg_init_work(struct lmpath *m);
+bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay);
+
+/*
+ * A place where a test of the userspace build may stop this thread and
+ * run another one, to force an interleaving; nothing in the kernel.
+ */
+#ifndef lmpath_race_point
+static inline void lmpath_race_point(struct lmpath *m, const char *where)
+{
+}
+#endif
 
 static inline struct lmpath_path *to_lmpath_path(struct lmpath_ps_path *pp)
 {
