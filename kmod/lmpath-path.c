@@ -81,9 +81,18 @@ void lmpath_pg_init_run(struct lmpath *m)
 	smp_mb__after_atomic();
 
 	spin_lock_irqsave(&m->lock, flags);
-	if (test_bit(LMPF_QUEUE_IO, &m->flags) ||
-	    test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
-		__lmpath_pg_init_all_paths(m);
+	if ((test_bit(LMPF_QUEUE_IO, &m->flags) ||
+	     test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) &&
+	    !__lmpath_pg_init_all_paths(m) &&
+	    !atomic_read(&m->pg_init_in_progress) &&
+	    !test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
+		/*
+		 * Nothing started (no current group, or no usable path in
+		 * it) and nothing runs that would release held I/O: release
+		 * it, so that it is mapped again (a switch, pg_init) or fails
+		 * as any I/O without a path.
+		 */
+		lmpath_release_held_io(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -94,24 +103,50 @@ void lmpath_pg_init_run(struct lmpath *m)
  */
 
 /*
- * A new group takes over.  Racing mappers may both switch; the last store
- * wins and both stores describe a usable group, which is all I/O needs.
+ * Stop holding I/O.  Every clear of QUEUE_IO goes through here: a bio
+ * queued while it was set did not kick the drain work (lmpath_queue_io()
+ * saw I/O held), so whoever clears it kicks.  test_and_clear_bit() is a
+ * full barrier when it clears, pairing with llist_add()'s.
  */
-static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg)
+void lmpath_release_held_io(struct lmpath *m)
 {
-	WRITE_ONCE(m->current_pg, pg);
-	lmpath_race_point(m, "switch published");
+	if (test_and_clear_bit(LMPF_QUEUE_IO, &m->flags))
+		lmpath_kick_queued_io(m);
+}
 
-	/* A hardware handler must initialise the group before I/O goes. */
-	if (m->hw_handler_name) {
-		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		set_bit(LMPF_QUEUE_IO, &m->flags);
-	} else {
-		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
-	}
+/*
+ * A new group takes over, with @p chosen in it.  Switches are rare, so
+ * they take m->lock: current_path and current_pg change together (every
+ * writer of the pair holds the lock, fail_path_fast() only clears the
+ * path), and no switch lands between pg_init_done()'s test of
+ * PG_INIT_REQUIRED and its release of held I/O.  A mapper that lost the
+ * race to the same group leaves the switch as the winner made it.
+ */
+static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg,
+			     struct lmpath_path *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (READ_ONCE(m->current_pg) == pg)
+		goto out;
 
 	atomic_set(&m->pg_init_count, 0);
+	if (m->hw_handler_name) {
+		/* A hardware handler must initialise the group before I/O. */
+		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		set_bit(LMPF_QUEUE_IO, &m->flags);
+		smp_mb__after_atomic(); /* held before the group is published */
+	}
+	WRITE_ONCE(m->current_path, p);
+	WRITE_ONCE(m->current_pg, pg);
+	lmpath_race_point(m, "switch published");
+	if (!m->hw_handler_name) {
+		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		lmpath_release_held_io(m);
+	}
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
 }
 
 static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
@@ -126,10 +161,8 @@ static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
 		return NULL;
 
 	p = to_lmpath_path(pp);
-	if (unlikely(READ_ONCE(m->current_pg) != pg)) {
-		WRITE_ONCE(m->current_path, p);
-		lmpath_switch_pg(m, pg);
-	}
+	if (unlikely(READ_ONCE(m->current_pg) != pg))
+		lmpath_switch_pg(m, pg, p);
 
 	return p;
 }
@@ -138,11 +171,13 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 {
 	struct lmpath_pg *pg;
 	struct lmpath_path *p;
+	unsigned long flags;
 	unsigned int i;
 	int bypassed;
 
 	if (!atomic_read(&m->nr_valid_paths)) {
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
+		/* nothing to initialise: held bios fail or wait for a path */
+		lmpath_release_held_io(m);
 		goto failed;
 	}
 
@@ -183,21 +218,29 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 	}
 
 failed:
+	/*
+	 * Under the lock, as a switch: with no usable path, the I/O fails or
+	 * waits anyway, so this is not the path fast I/O takes.
+	 */
+	spin_lock_irqsave(&m->lock, flags);
 	WRITE_ONCE(m->current_path, NULL);
 	lmpath_race_point(m, "no path");
 	WRITE_ONCE(m->current_pg, NULL);
+	spin_unlock_irqrestore(&m->lock, flags);
 	return NULL;
 }
 
 /*
- * While pg_init runs, I/O stays on the path it is initialising; otherwise
- * the selector chooses for every I/O.
+ * While pg_init runs, I/O stays on the path it is initialising, as long
+ * as that path belongs to the current group (the two are read without
+ * the lock); otherwise the selector chooses for every I/O.
  */
 struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes)
 {
 	struct lmpath_path *p = READ_ONCE(m->current_path);
 
-	if (p && test_bit(LMPF_QUEUE_IO, &m->flags))
+	if (p && test_bit(LMPF_QUEUE_IO, &m->flags) &&
+	    p->pg == READ_ONCE(m->current_pg))
 		return p;
 
 	return lmpath_choose_path(m, nr_bytes);

@@ -10,13 +10,14 @@
  *
  * The fast path in one paragraph: the topology is immutable after the
  * constructor; the selector picks a path from it by reading per-path
- * atomics; a group switch is claimed with xchg() and published with
- * WRITE_ONCE(); an I/O error takes the path out of use with one atomic
- * transition of its flags and leaves the reporting (uevent, fail count,
- * selector notification, table event) to a work item; bios that must wait
- * go on a lock-free list that a work item drains; requests that must wait
- * go back to blk-mq with a requeue code.  Only messages, pg_init,
- * suspend/resume and status take m->lock.
+ * atomics; a group switch (rare) is claimed with cmpxchg() and made
+ * under m->lock (lmpath-path.c); an I/O error takes the path out of use
+ * with one atomic transition of its flags and leaves the reporting
+ * (uevent, fail count, selector notification, table event) to a work
+ * item; bios that must wait go on a lock-free list that a work item
+ * drains; requests that must wait go back to blk-mq with a requeue
+ * code.  Besides group switches and map finding no path, only messages,
+ * pg_init, suspend/resume and status take m->lock.
  */
 #include <linux/bio.h>
 #include <linux/blk-mq.h>

@@ -23,14 +23,18 @@
  *   hw_handler_params ctr
  *   pg_init_retries, pg_init_delay_msecs  ctr
  *   nr_pgs, pgs[]    ctr; the array and the groups in it are immutable
- *   current_pg       WRITE_ONCE by map (group switch, lock-free) and by
- *                    messages/pg_init under lock; readers READ_ONCE
- *   current_path     the path pg_init works on; same rules as current_pg
+ *   current_pg       WRITE_ONCE under lock, by everyone: map takes the
+ *                    lock for a group switch and when no path is left;
+ *                    readers READ_ONCE
+ *   current_path     the path pg_init works on; same rules as current_pg,
+ *                    except that fail_path_fast() clears it lock-free
+ *                    (cmpxchg); map uses it only while it is in current_pg
  *   next_pg          set under lock by switch_group/ctr; claimed by map
- *                    with xchg() so exactly one mapper switches
+ *                    with cmpxchg() so exactly one mapper switches
  *   nr_valid_paths   atomic; decremented by whoever clears LMPP_USABLE
  *                    (end_io or fail_path), incremented by reinstate
  *   pg_init_in_progress, pg_init_count  atomics; writers hold lock
+ *                    (the switch's reset of pg_init_count too)
  *   queued_bios      llist: map/end_io push, the drain work pops all
  *
  * struct lmpath_pg
@@ -39,7 +43,8 @@
  *
  * struct lmpath_path
  *   ps_path.flags    LMPP_USABLE / LMPP_FAIL_PENDING, atomic bitops;
- *                    end_io clears USABLE with test_and_clear_bit()
+ *                    end_io moves USABLE to FAIL_PENDING with one
+ *                    try_cmpxchg(); writers under lock use bitops
  *   fail_count       lock; read by status (under lock)
  *   dev, pg          ctr
  */
@@ -169,6 +174,7 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes);
 struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes);
 bool lmpath_must_hold_io(struct lmpath *m);
 void lmpath_queue_io(struct lmpath *m, struct llist_node *node);
+void lmpath_release_held_io(struct lmpath *m);
 enum lmpath_bio_choice {
 	LMPATH_BIO_PATH,
 	LMPATH_BIO_QUEUED,
