@@ -1093,27 +1093,37 @@ static void lmpath_wait_for_pg_init_completion(struct lmpath *m)
 	finish_wait(&m->pg_init_wait, &wait);
 }
 
+/*
+ * Wait until no pg_init runs and none can start.  New ones are disabled
+ * first; then the pg_init work map may have kicked is flushed (it sees
+ * PG_INIT_DISABLED and starts nothing), and the activations already
+ * queued complete.  Activations run with or without a hardware handler
+ * (without one, scsi_dh answers SCSI_DH_NOSYS), so both wait.
+ * pg_init_done() drops pg_init_in_progress under m->lock and is done with
+ * @m once it unlocks, so taking the lock after the count reached zero
+ * waits for its tail.  Then the other work items, fail work first: it
+ * may queue the table event.
+ */
 static void flush_lmpath_work(struct lmpath *m)
 {
 	unsigned long flags;
 	unsigned int i, j;
+	bool disabled;
 
-	if (m->hw_handler_name && atomic_read(&m->pg_init_in_progress)) {
-		spin_lock_irqsave(&m->lock, flags);
-		if (atomic_read(&m->pg_init_in_progress) &&
-		    !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags)) {
-			spin_unlock_irqrestore(&m->lock, flags);
-
-			flush_workqueue(klmpath_handlerd);
-			lmpath_wait_for_pg_init_completion(m);
-
-			spin_lock_irqsave(&m->lock, flags);
-			clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
-		}
-		spin_unlock_irqrestore(&m->lock, flags);
-	}
+	spin_lock_irqsave(&m->lock, flags);
+	disabled = !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
 
 	flush_work(&m->pg_init_work);
+	if (atomic_read(&m->pg_init_in_progress))
+		flush_workqueue(klmpath_handlerd);
+	lmpath_wait_for_pg_init_completion(m);
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (disabled)
+		clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
+
 	for (i = 0; i < m->nr_pgs; i++)
 		for (j = 0; j < m->pgs[i].nr_paths; j++)
 			flush_work(&m->pgs[i].paths[j].fail_work);
@@ -1125,8 +1135,13 @@ static void lmpath_dtr(struct dm_target *ti)
 {
 	struct lmpath *m = ti->private;
 
-	disable_nopath_timeout(m);
 	flush_lmpath_work(m);
+	/*
+	 * After the fail work, which may arm the no-path timer; the timer
+	 * may have kicked the drain work.
+	 */
+	disable_nopath_timeout(m);
+	flush_work(&m->process_queued_bios);
 	free_lmpath(m);
 }
 

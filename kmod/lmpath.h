@@ -128,7 +128,8 @@ struct lmpath {
 	unsigned int pg_init_delay_msecs;
 	atomic_t pg_init_in_progress;	/* activations outstanding */
 	atomic_t pg_init_count;		/* pg_init rounds since the switch */
-	wait_queue_head_t pg_init_wait;	/* suspend waits for pg_init */
+	/* postsuspend and dtr wait here for pg_init_in_progress to be 0 */
+	wait_queue_head_t pg_init_wait;
 
 	spinlock_t lock;		/* serialises the slow-path writers */
 	struct mutex work_mutex;	/* messages vs. suspend */
