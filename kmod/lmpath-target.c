@@ -1043,23 +1043,10 @@ static int lmpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 
-	r = lmpath_parse_features(m, &as);
+	r = lmpath_parse_table(m, &as);
 	if (r)
 		goto bad;
-
-	if (m->queue_mode == DM_TYPE_NONE)
-		m->queue_mode = DM_TYPE_REQUEST_BASED;
-	else if (m->queue_mode == DM_TYPE_BIO_BASED)
-		/* bio mode only discovers an attached scsi_dh, never sets one */
-		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
 	dm_table_set_type(ti->table, m->queue_mode);
-
-	/* Hold I/O until the first map has picked a group. */
-	set_bit(LMPF_QUEUE_IO, &m->flags);
-
-	r = lmpath_parse_topology(m, &as);
-	if (r)
-		goto bad;
 
 	spin_lock_irqsave(&m->lock, flags);
 	__enable_nopath_timeout(m);

@@ -154,6 +154,7 @@ struct lmpath_io {
  */
 int lmpath_parse_features(struct lmpath *m, struct dm_arg_set *as);
 int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as);
+int lmpath_parse_table(struct lmpath *m, struct dm_arg_set *as);
 void lmpath_free_topology(struct lmpath *m);
 void lmpath_emit_status(struct lmpath *m, status_type_t type,
 			char *result, unsigned int maxlen);

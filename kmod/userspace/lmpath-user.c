@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel side that lmpath-table.c leans on, for the userspace build:
- * dm core's argument splitting, the constructor's sequence around the
- * parser, and lmpath_attach_path()/lmpath_detach_path() over fake path
- * devices.  Behaviour follows the stock target (drivers/md/dm-mpath.c
- * parse_path(), setup_scsi_dh(), multipath_ctr(), alloc_multipath_stage2()).
+ * dm core's argument splitting, the allocation the constructor does
+ * before lmpath_parse_table(), lmpath_attach_path()/lmpath_detach_path()
+ * over fake path devices, and the hooks and fast path of lmpath-path.c
+ * for the race tests.  Behaviour follows the stock target
+ * (drivers/md/dm-mpath.c parse_path(), setup_scsi_dh()).
  */
 #include <ctype.h>
 
@@ -215,18 +216,7 @@ int lmpath_user_create(const char *table, struct lmpath **out, const char **erro
 	as.argc = argc;
 	as.argv = um->argv;
 
-	r = lmpath_parse_features(m, &as);
-	if (r)
-		goto bad;
-
-	/* alloc_multipath_stage2() */
-	if (m->queue_mode == DM_TYPE_NONE)
-		m->queue_mode = DM_TYPE_REQUEST_BASED;
-	else if (m->queue_mode == DM_TYPE_BIO_BASED)
-		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
-	set_bit(LMPF_QUEUE_IO, &m->flags);
-
-	r = lmpath_parse_topology(m, &as);
+	r = lmpath_parse_table(m, &as);
 	if (r)
 		goto bad;
 
