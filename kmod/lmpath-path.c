@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-lmpath: choosing the path for an I/O and deciding whether it must
- * wait (fast path, lock-free), and starting pg_init.
+ * wait (fast path, lock-free), and starting and ending pg_init.
  *
  * This file touches no bio, request or scsi_dh: what it needs from the
  * block layer side (queueing the work items, kicking queued I/O) are the
@@ -14,6 +14,8 @@
 #include <linux/spinlock.h>
 
 #include "lmpath.h"
+
+#define DM_MSG_PREFIX "lmpath"
 
 /*
  *---------------------------------------------------------------
@@ -93,6 +95,52 @@ void lmpath_pg_init_run(struct lmpath *m)
 		 * as any I/O without a path.
 		 */
 		lmpath_release_held_io(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ * The end of pg_init_done(), once the path's own outcome is dealt with
+ * (@errors is 0 when the group may be used).  All of it under the lock,
+ * so that no group switch (they take the lock) comes between the test of
+ * PG_INIT_REQUIRED and the release of held I/O.
+ */
+void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
+			     bool delay_retry)
+{
+	struct lmpath_pg *pg = p->pg;
+	struct lmpath *m = pg->m;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (errors) {
+		if (p == READ_ONCE(m->current_path)) {
+			DMERR("Could not failover device. Error %d.", errors);
+			WRITE_ONCE(m->current_path, NULL);
+			WRITE_ONCE(m->current_pg, NULL);
+		}
+	} else if (!test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		WRITE_ONCE(pg->bypassed, false);
+	}
+
+	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
+		goto out;	/* other activations still running */
+
+	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
+		if (__lmpath_pg_init_all_paths(m))
+			goto out;
+	}
+	lmpath_race_point(m, "pg_init done");
+	clear_bit(LMPF_QUEUE_IO, &m->flags);
+	/* Pairs with the full barrier of llist_add() in lmpath_queue_io(). */
+	smp_mb__after_atomic();
+
+	lmpath_kick_queued_io(m);
+
+	/* Wake up a suspend waiting for pg_init to finish. */
+	wake_up(&m->pg_init_wait);
+
+out:
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 

@@ -500,7 +500,6 @@ static void pg_init_done(void *data, int errors)
 	struct lmpath_pg *pg = p->pg;
 	struct lmpath *m = pg->m;
 	bool delay_retry = false;
-	unsigned long flags;
 
 	switch (errors) {
 	case SCSI_DH_OK:
@@ -533,36 +532,7 @@ static void pg_init_done(void *data, int errors)
 		fail_path(p);
 	}
 
-	spin_lock_irqsave(&m->lock, flags);
-	if (errors) {
-		if (p == READ_ONCE(m->current_path)) {
-			DMERR("Could not failover device. Error %d.", errors);
-			WRITE_ONCE(m->current_path, NULL);
-			WRITE_ONCE(m->current_pg, NULL);
-		}
-	} else if (!test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
-		WRITE_ONCE(pg->bypassed, false);
-	}
-
-	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
-		goto out;	/* other activations still running */
-
-	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
-		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
-		if (__lmpath_pg_init_all_paths(m))
-			goto out;
-	}
-	clear_bit(LMPF_QUEUE_IO, &m->flags);
-	/* Pairs with the full barrier of llist_add() in lmpath_queue_io(). */
-	smp_mb__after_atomic();
-
-	process_queued_io_list(m);
-
-	/* Wake up a suspend waiting for pg_init to finish. */
-	wake_up(&m->pg_init_wait);
-
-out:
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_pg_init_finished(p, errors, delay_retry);
 }
 
 static void activate_or_offline_path(struct lmpath_path *p)

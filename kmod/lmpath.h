@@ -189,6 +189,8 @@ enum lmpath_bio_choice lmpath_map_bio_path(struct lmpath *m, size_t nr_bytes,
 void lmpath_kick_pg_init(struct lmpath *m);
 void lmpath_pg_init_run(struct lmpath *m);
 int __lmpath_pg_init_all_paths(struct lmpath *m);
+void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
+			     bool delay_retry);
 
 /*
  * lmpath-target.c: the hooks lmpath-path.c drives.  Kick the queued I/O

@@ -463,3 +463,33 @@ void lmpath_user_reinstate_all_paths(struct lmpath *m)
 	}
 	spin_unlock(&m->lock);
 }
+
+static struct lmpath_path *path_named(struct lmpath *m, const char *name)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < m->nr_pgs; i++)
+		for (j = 0; j < m->pgs[i].nr_paths; j++)
+			if (!strcmp(m->pgs[i].paths[j].dev->name, name))
+				return &m->pgs[i].paths[j];
+	abort();
+}
+
+/* pg_init_done() for a successful activation of path @name. */
+void lmpath_user_pg_init_done(struct lmpath *m, const char *name)
+{
+	lmpath_pg_init_finished(path_named(m, name), 0, false);
+}
+
+/* fail_path() on path @name, without the reporting. */
+void lmpath_user_fail_path(struct lmpath *m, const char *name)
+{
+	struct lmpath_path *p = path_named(m, name);
+
+	spin_lock(&m->lock);
+	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags))
+		atomic_dec(&m->nr_valid_paths);
+	if (READ_ONCE(m->current_path) == p)
+		WRITE_ONCE(m->current_path, NULL);
+	spin_unlock(&m->lock);
+}

@@ -30,6 +30,8 @@ struct World {
     std::atomic<int> drainKicks{0};
     std::atomic<bool> drainPending{false}, pgInitPending{false};
     std::atomic<int> activations{0};
+    std::mutex actMu;
+    std::string activated; // " name" for each activation queued
 
     // race point: the thread marked `stopper` stops at `where` once, lets
     // `other` run to its end, then goes on (after at most 1 s, in case
@@ -49,9 +51,13 @@ void kickQueuedIo(void *) {
     world->drainKicks++;
     world->drainPending = true;
 }
-void queuePgInitWork(void *) { world->pgInitPending = true; }
-bool queueActivation(void *, const char *) {
+void queuePgInitWork(void *) {
+    world->pgInitPending = true;
+}
+bool queueActivation(void *, const char *path) {
     world->activations++;
+    std::lock_guard<std::mutex> lock(world->actMu);
+    world->activated += std::string(" ") + path;
     return true;
 }
 void racePoint(void *, const char *where) {
@@ -82,8 +88,7 @@ struct Case {
     Case(const char *n, const char *table, const char *attached = nullptr) : name(n) {
         world = &w;
         lmpath_user_set_attached_handler(attached);
-        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation, racePoint,
-                                nullptr};
+        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation, racePoint, nullptr};
         lmpath_user_set_hooks(&hooks);
         const char *error = nullptr;
         if (lmpath_user_create(table, &m, &error)) {
@@ -215,8 +220,7 @@ int noPathExitKeepsPathAndGroupTogether() {
 // for a pg_init that nothing starts.
 int pgInitWorkWithoutGroupReleasesHeldBio() {
     Case c("PgInitWorkWithoutGroupReleasesHeldBio",
-           "2 queue_mode bio 0 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1",
-           "alua");
+           "2 queue_mode bio 0 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1", "alua");
     lmpath_user_io *b = lmpath_user_io_new();
     lmpath_user_map_bio(c.m, b);
     c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_QUEUED, "the bio did not wait for pg_init");
@@ -245,13 +249,43 @@ int heldBioFailsWhenEveryPathFailedFirst() {
     return c.failures;
 }
 
+// Hardware handler (attached alua), two groups: group 1's activation
+// ends while a mapper, its group 1 path failed, switches to group 2.  The
+// end of pg_init for group 1 must not release I/O that now waits for
+// group 2's: no bio may go to 8:32 before its activation ended.
+int pgInitDoneDoesNotReleaseIoOfTheNextGroup() {
+    Case c("PgInitDoneDoesNotReleaseIoOfTheNextGroup",
+           "2 queue_mode bio 0 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1", "alua");
+    lmpath_user_io *a = lmpath_user_io_new(), *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, a);
+    c.settle(); // group 1's activation starts (and does not end yet)
+    c.check(c.w.activated == " 8:16", "group 1's activation did not start:" + c.w.activated);
+    lmpath_user_fail_path(c.m, "8:16");
+    c.interleave(
+        "pg_init done", [&] { lmpath_user_pg_init_done(c.m, "8:16"); },
+        [&] { lmpath_user_map_bio(c.m, b); });
+    c.settle();
+    for (auto *io : {a, b}) {
+        const char *path = lmpath_user_io_path(io);
+        c.check(lmpath_user_io_state(io) != LMPATH_USER_IO_MAPPED || !path ||
+                    std::strcmp(path, "8:32") != 0,
+                "a bio went to 8:32 while its activation had not ended (activations:" +
+                    c.w.activated + ")");
+    }
+    c.checkNotStranded(b, "the bio mapped during the switch");
+    lmpath_user_io_free(a);
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
 } // namespace
 
 int main() {
     lmpath_user_set_nr_cpus(4, 1);
     int failed = 0;
     for (auto fn : {firstSwitchLeavesNoBioQueued, noPathExitKeepsPathAndGroupTogether,
-                    pgInitWorkWithoutGroupReleasesHeldBio, heldBioFailsWhenEveryPathFailedFirst})
+                    pgInitWorkWithoutGroupReleasesHeldBio, heldBioFailsWhenEveryPathFailedFirst,
+                    pgInitDoneDoesNotReleaseIoOfTheNextGroup})
         failed += fn();
     std::printf("lmpath_hold_race: %d check(s) failed\n", failed);
     return failed ? 1 : 0;

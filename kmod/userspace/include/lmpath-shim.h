@@ -397,6 +397,7 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 #define init_waitqueue_head(w) ((void)(w))
+#define wake_up(w) ((void)(w))
 #define INIT_WORK(w, f) ((w)->func = (f))
 #define INIT_DELAYED_WORK(w, f) ((w)->work.func = (f))
 #define init_llist_head(h) ((h)->first = NULL)

@@ -102,6 +102,9 @@ int lmpath_user_pg_init_in_progress(struct lmpath *m);
 void lmpath_user_forget_group(struct lmpath *m);
 void lmpath_user_fail_all_paths(struct lmpath *m);
 void lmpath_user_reinstate_all_paths(struct lmpath *m);
+/* path @name failed by message; its activation ended well (pg_init_done) */
+void lmpath_user_fail_path(struct lmpath *m, const char *name);
+void lmpath_user_pg_init_done(struct lmpath *m, const char *name);
 
 #ifdef __cplusplus
 }
