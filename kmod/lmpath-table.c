@@ -394,6 +394,31 @@ int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as)
 }
 
 /* Undo lmpath_parse_topology(), also after it failed half-way. */
+/*
+ * The whole table, in the constructor's order (stock multipath_ctr() and
+ * alloc_multipath_stage2()): the features; the defaults they leave
+ * (request mode; bio mode only discovers an attached scsi_dh, never sets
+ * one); I/O held until the first map has picked a group; then the
+ * handler and the groups.
+ */
+int lmpath_parse_table(struct lmpath *m, struct dm_arg_set *as)
+{
+	int r;
+
+	r = lmpath_parse_features(m, as);
+	if (r)
+		return r;
+
+	if (m->queue_mode == DM_TYPE_NONE)
+		m->queue_mode = DM_TYPE_REQUEST_BASED;
+	else if (m->queue_mode == DM_TYPE_BIO_BASED)
+		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
+
+	set_bit(LMPF_QUEUE_IO, &m->flags);
+
+	return lmpath_parse_topology(m, as);
+}
+
 void lmpath_free_topology(struct lmpath *m)
 {
 	unsigned int i;

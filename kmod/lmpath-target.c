@@ -10,13 +10,14 @@
  *
  * The fast path in one paragraph: the topology is immutable after the
  * constructor; the selector picks a path from it by reading per-path
- * atomics; a group switch is claimed with xchg() and published with
- * WRITE_ONCE(); an I/O error takes the path out of use with one atomic
- * transition of its flags and leaves the reporting (uevent, fail count,
- * selector notification, table event) to a work item; bios that must wait
- * go on a lock-free list that a work item drains; requests that must wait
- * go back to blk-mq with a requeue code.  Only messages, pg_init,
- * suspend/resume and status take m->lock.
+ * atomics; a group switch (rare) is claimed with cmpxchg() and made
+ * under m->lock (lmpath-path.c); an I/O error takes the path out of use
+ * with one atomic transition of its flags and leaves the reporting
+ * (uevent, fail count, selector notification, table event) to a work
+ * item; bios that must wait go on a lock-free list that a work item
+ * drains; requests that must wait go back to blk-mq with a requeue
+ * code.  Besides group switches and map finding no path, only messages,
+ * pg_init, suspend/resume and status take m->lock.
  */
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
@@ -145,9 +146,11 @@ static void disable_nopath_timeout(struct lmpath *m)
 /*
  * Everything that follows a path leaving service, once its LMPP_USABLE bit
  * is clear and nr_valid_paths has dropped: tell the selector, count it,
- * send the uevent and the table event.
+ * send the uevent (with @nr_valid, the count right after this failure, as
+ * the stock target sends it) and the table event.
  */
-static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
+static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
+				 int nr_valid)
 {
 	struct lmpath_pg *pg = p->pg;
 
@@ -163,10 +166,49 @@ static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
 	if (p == READ_ONCE(m->current_path))
 		WRITE_ONCE(m->current_path, NULL);
 
-	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name,
-		       atomic_read(&m->nr_valid_paths));
+	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name, nr_valid);
 	queue_work(lmpath_event_wq, &m->trigger_event);
 	__enable_nopath_timeout(m);
+}
+
+/*
+ * Report the fast-path failures whose count is recorded, in the order
+ * they happened.  Reinstating a path reports them all first, so between
+ * two reinstatements nr_valid_paths only went down: the failure that left
+ * the highest count came first.  A failure whose count is not recorded yet
+ * is reported by its own fail_work, which is queued after the record.
+ */
+static void __report_pending_failures(struct lmpath *m)
+{
+	struct lmpath_path *first;
+	unsigned int i, j;
+	int rec, best;
+
+	lockdep_assert_held(&m->lock);
+
+	for (;;) {
+		first = NULL;
+		best = 0;
+		for (i = 0; i < m->nr_pgs; i++) {
+			for (j = 0; j < m->pgs[i].nr_paths; j++) {
+				struct lmpath_path *p = &m->pgs[i].paths[j];
+
+				if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+					continue;
+				/* pairs with fail_path_fast()'s release */
+				rec = smp_load_acquire(&p->fail_report);
+				if (rec > best) {
+					best = rec;
+					first = p;
+				}
+			}
+		}
+		if (!first)
+			return;
+		first->fail_report = 0;
+		clear_bit(LMPP_FAIL_PENDING, &first->ps_path.flags);
+		__report_path_failed(m, first, best - 1);
+	}
 }
 
 /* Take a path out of use: fail_path message, pg_init errors. */
@@ -174,11 +216,14 @@ static int fail_path(struct lmpath_path *p)
 {
 	struct lmpath *m = p->pg->m;
 	unsigned long flags;
+	int nr_valid;
 
 	spin_lock_irqsave(&m->lock, flags);
 	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
-		atomic_dec(&m->nr_valid_paths);
-		__report_path_failed(m, p);
+		nr_valid = atomic_dec_return(&m->nr_valid_paths);
+		/* failures the fast path saw before this one go out first */
+		__report_pending_failures(m);
+		__report_path_failed(m, p, nr_valid);
 	}
 	spin_unlock_irqrestore(&m->lock, flags);
 
@@ -189,11 +234,13 @@ static int fail_path(struct lmpath_path *p)
  * Take a path out of use from the fast path, without a lock: one atomic
  * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
  * concurrent reinstate sees either a usable path or a pending report it
- * must flush first.  The winner queues the report.
+ * must flush first.  The winner records the count its failure left (the
+ * uevent carries it, as the stock target's does) and queues the report.
  */
 static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 {
 	unsigned long old = READ_ONCE(p->ps_path.flags), new;
+	int nr_valid;
 
 	do {
 		if (!(old & BIT(LMPP_USABLE)))
@@ -201,7 +248,9 @@ static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 		new = (old & ~BIT(LMPP_USABLE)) | BIT(LMPP_FAIL_PENDING);
 	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
 
-	atomic_dec(&m->nr_valid_paths);
+	nr_valid = atomic_dec_return(&m->nr_valid_paths);
+	/* the record is complete before a scan can see it; see above */
+	smp_store_release(&p->fail_report, nr_valid + 1);
 	/* Held I/O must not stay pinned to this path until the report. */
 	cmpxchg(&m->current_path, p, NULL);
 	queue_work(klmpathd, &p->fail_work);
@@ -215,8 +264,7 @@ static void lmpath_fail_work(struct work_struct *work)
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-		__report_path_failed(m, p);
+	__report_pending_failures(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -226,6 +274,22 @@ static void process_queued_io_list(struct lmpath *m)
 		dm_mq_kick_requeue_list(dm_table_get_md(m->ti->table));
 	else if (m->queue_mode == DM_TYPE_BIO_BASED)
 		queue_work(klmpathd, &m->process_queued_bios);
+}
+
+/* The hooks lmpath-path.c drives (see lmpath.h). */
+void lmpath_kick_queued_io(struct lmpath *m)
+{
+	process_queued_io_list(m);
+}
+
+void lmpath_queue_pg_init_work(struct lmpath *m)
+{
+	queue_work(klmpathd, &m->pg_init_work);
+}
+
+bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
+{
+	return queue_delayed_work(klmpath_handlerd, &p->activate_path, delay);
 }
 
 /* Put a failed path back into use: reinstate_path message. */
@@ -242,9 +306,13 @@ static int reinstate_path(struct lmpath_path *p)
 	if (lmpath_path_usable(p))
 		goto out;
 
-	/* A failure seen by end_io but not reported yet is reported first. */
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-		__report_path_failed(m, p);
+	/* Failures seen by end_io but not reported yet are reported first. */
+	__report_pending_failures(m);
+	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags)) {
+		/* failed a moment ago, its count not recorded yet */
+		p->fail_report = 0;
+		__report_path_failed(m, p, atomic_read(&m->nr_valid_paths));
+	}
 
 	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
 	       p->dev->name);
@@ -404,71 +472,9 @@ static void lmpath_trigger_event(struct work_struct *work)
  * pg_init: hardware handler activation (slow path)
  *---------------------------------------------------------------
  */
-static int __pg_init_all_paths(struct lmpath *m)
-{
-	struct lmpath_pg *pg;
-	unsigned long delay = 0;
-	unsigned int i;
-
-	lockdep_assert_held(&m->lock);
-
-	if (atomic_read(&m->pg_init_in_progress) ||
-	    test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
-		return 0;
-
-	atomic_inc(&m->pg_init_count);
-	clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-
-	pg = READ_ONCE(m->current_pg);
-	if (!pg)
-		return 0;
-
-	if (test_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags))
-		delay = msecs_to_jiffies(m->pg_init_delay_msecs !=
-					 LMPATH_PG_INIT_DELAY_DEFAULT ?
-					 m->pg_init_delay_msecs :
-					 LMPATH_PG_INIT_DELAY_MSECS);
-
-	for (i = 0; i < pg->nr_paths; i++) {
-		struct lmpath_path *p = &pg->paths[i];
-
-		if (!lmpath_path_usable(p))
-			continue;
-		if (queue_delayed_work(klmpath_handlerd, &p->activate_path,
-				       delay))
-			atomic_inc(&m->pg_init_in_progress);
-	}
-
-	return atomic_read(&m->pg_init_in_progress);
-}
-
-/*
- * Map found pg_init required.  It does not start it (that needs the lock):
- * the first mapper to notice queues this work, later ones see the bit.
- */
-static void lmpath_kick_pg_init(struct lmpath *m)
-{
-	if (!test_and_set_bit(LMPF_PG_INIT_KICKED, &m->flags))
-		queue_work(klmpathd, &m->pg_init_work);
-}
-
 static void lmpath_pg_init_work(struct work_struct *work)
 {
-	struct lmpath *m = container_of(work, struct lmpath, pg_init_work);
-	unsigned long flags;
-
-	clear_bit(LMPF_PG_INIT_KICKED, &m->flags);
-	/*
-	 * Re-arm the kick before looking at the state, so that a mapper
-	 * setting PG_INIT_REQUIRED after our test queues us again.
-	 */
-	smp_mb__after_atomic();
-
-	spin_lock_irqsave(&m->lock, flags);
-	if (test_bit(LMPF_QUEUE_IO, &m->flags) ||
-	    test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
-		__pg_init_all_paths(m);
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_pg_init_run(container_of(work, struct lmpath, pg_init_work));
 }
 
 /* Should a failed activation be retried at once? */
@@ -494,7 +500,6 @@ static void pg_init_done(void *data, int errors)
 	struct lmpath_pg *pg = p->pg;
 	struct lmpath *m = pg->m;
 	bool delay_retry = false;
-	unsigned long flags;
 
 	switch (errors) {
 	case SCSI_DH_OK:
@@ -527,36 +532,7 @@ static void pg_init_done(void *data, int errors)
 		fail_path(p);
 	}
 
-	spin_lock_irqsave(&m->lock, flags);
-	if (errors) {
-		if (p == READ_ONCE(m->current_path)) {
-			DMERR("Could not failover device. Error %d.", errors);
-			WRITE_ONCE(m->current_path, NULL);
-			WRITE_ONCE(m->current_pg, NULL);
-		}
-	} else if (!test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
-		WRITE_ONCE(pg->bypassed, false);
-	}
-
-	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
-		goto out;	/* other activations still running */
-
-	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
-		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
-		if (__pg_init_all_paths(m))
-			goto out;
-	}
-	clear_bit(LMPF_QUEUE_IO, &m->flags);
-	/* Pairs with the full barrier of llist_add() in lmpath_queue_bio(). */
-	smp_mb__after_atomic();
-
-	process_queued_io_list(m);
-
-	/* Wake up a suspend waiting for pg_init to finish. */
-	wake_up(&m->pg_init_wait);
-
-out:
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_pg_init_finished(p, errors, delay_retry);
 }
 
 static void activate_or_offline_path(struct lmpath_path *p)
@@ -575,126 +551,6 @@ static void activate_path_work(struct work_struct *work)
 					     activate_path.work);
 
 	activate_or_offline_path(p);
-}
-
-/*
- *---------------------------------------------------------------
- * Path selection (fast path, lock-free)
- *---------------------------------------------------------------
- */
-
-/*
- * A new group takes over.  Racing mappers may both switch; the last store
- * wins and both stores describe a usable group, which is all I/O needs.
- */
-static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg)
-{
-	WRITE_ONCE(m->current_pg, pg);
-
-	/* A hardware handler must initialise the group before I/O goes. */
-	if (m->hw_handler_name) {
-		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		set_bit(LMPF_QUEUE_IO, &m->flags);
-	} else {
-		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
-	}
-
-	atomic_set(&m->pg_init_count, 0);
-}
-
-static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
-					     struct lmpath_pg *pg,
-					     size_t nr_bytes)
-{
-	struct lmpath_ps_path *pp;
-	struct lmpath_path *p;
-
-	pp = pg->ps.type->select_path(&pg->ps, nr_bytes);
-	if (!pp)
-		return NULL;
-
-	p = to_lmpath_path(pp);
-	if (unlikely(READ_ONCE(m->current_pg) != pg)) {
-		WRITE_ONCE(m->current_path, p);
-		lmpath_switch_pg(m, pg);
-	}
-
-	return p;
-}
-
-static struct lmpath_path *choose_path(struct lmpath *m, size_t nr_bytes)
-{
-	struct lmpath_pg *pg;
-	struct lmpath_path *p;
-	unsigned int i;
-	int bypassed;
-
-	if (!atomic_read(&m->nr_valid_paths)) {
-		clear_bit(LMPF_QUEUE_IO, &m->flags);
-		goto failed;
-	}
-
-	/* switch_group asked for this group: one mapper claims the switch. */
-	pg = READ_ONCE(m->next_pg);
-	if (unlikely(pg) && cmpxchg(&m->next_pg, pg, NULL) == pg) {
-		p = choose_path_in_pg(m, pg, nr_bytes);
-		if (p)
-			return p;
-	}
-
-	/* Stay in the current group while it has a usable path. */
-	pg = READ_ONCE(m->current_pg);
-	if (likely(pg)) {
-		p = choose_path_in_pg(m, pg, nr_bytes);
-		if (p)
-			return p;
-	}
-
-	/*
-	 * Walk the groups in table order, first those not bypassed, then the
-	 * bypassed ones, and in that case slow down pg_init retries so that
-	 * a busy controller is not hammered.
-	 */
-	for (bypassed = 0; bypassed <= 1; bypassed++) {
-		for (i = 0; i < m->nr_pgs; i++) {
-			pg = &m->pgs[i];
-			if (READ_ONCE(pg->bypassed) != bypassed)
-				continue;
-			p = choose_path_in_pg(m, pg, nr_bytes);
-			if (p) {
-				if (bypassed)
-					set_bit(LMPF_PG_INIT_DELAY_RETRY,
-						&m->flags);
-				return p;
-			}
-		}
-	}
-
-failed:
-	WRITE_ONCE(m->current_path, NULL);
-	WRITE_ONCE(m->current_pg, NULL);
-	return NULL;
-}
-
-/*
- * While pg_init runs, I/O stays on the path it is initialising; otherwise
- * the selector chooses for every I/O.
- */
-static struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes)
-{
-	struct lmpath_path *p = READ_ONCE(m->current_path);
-
-	if (p && test_bit(LMPF_QUEUE_IO, &m->flags))
-		return p;
-
-	return choose_path(m, nr_bytes);
-}
-
-static bool lmpath_must_hold_io(struct lmpath *m)
-{
-	return test_bit(LMPF_QUEUE_IO, &m->flags) ||
-	       test_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
 }
 
 /*
@@ -822,52 +678,27 @@ static int lmpath_end_io(struct dm_target *ti, struct request *clone,
  *---------------------------------------------------------------
  */
 
-/*
- * Queued bios must be driven again when pg_init finishes (it clears
- * QUEUE_IO, then kicks), when a path comes back (nr_valid_paths rises,
- * then kick) or when queueing is switched off (flag, then kick).  The
- * queuer adds first and checks after; llist_add() is a full barrier, so
- * either it sees the new state and kicks, or the kicked work sees its bio.
- */
-static bool lmpath_queue_stalled(struct lmpath *m)
-{
-	if (test_bit(LMPF_QUEUE_IO, &m->flags))
-		return true;
-	if (atomic_read(&m->nr_valid_paths))
-		return false;
-	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
-}
-
 static void lmpath_queue_bio(struct lmpath *m, struct bio *bio)
 {
-	struct lmpath_io *io = io_from_bio(bio);
-
-	llist_add(&io->node, &m->queued_bios);
-	if (!lmpath_queue_stalled(m))
-		queue_work(klmpathd, &m->process_queued_bios);
+	lmpath_queue_io(m, &io_from_bio(bio)->node);
 }
 
 static int __lmpath_map_bio(struct lmpath *m, struct bio *bio,
 			    struct lmpath_io *io)
 {
-	struct lmpath_path *p = lmpath_pick(m, bio->bi_iter.bi_size);
+	struct lmpath_path *p;
 	struct lmpath_ps *ps;
 
-	if (!p) {
-		if (test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags)) {
-			lmpath_queue_bio(m, bio);
-			return DM_MAPIO_SUBMITTED;
-		}
+	switch (lmpath_map_bio_path(m, bio->bi_iter.bi_size, &io->node, &p)) {
+	case LMPATH_BIO_PATH:
+		break;
+	case LMPATH_BIO_QUEUED:
+		return DM_MAPIO_SUBMITTED;
+	case LMPATH_BIO_NO_PATH:
 		if (dm_noflush_suspending(m->ti))
 			return DM_MAPIO_REQUEUE;
 		lmpath_report_eio(m);
 		return DM_MAPIO_KILL;
-	}
-
-	if (lmpath_must_hold_io(m)) {
-		lmpath_queue_bio(m, bio);
-		lmpath_kick_pg_init(m);
-		return DM_MAPIO_SUBMITTED;
 	}
 
 	ps = &p->pg->ps;
@@ -945,16 +776,29 @@ static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
 	struct lmpath *m = ti->private;
 	struct lmpath_io *io = io_from_bio(clone);
 	struct lmpath_path *p = io->path;
-	size_t nr_bytes = io->nr_bytes;
 	u64 start_time = io->start_time_ns;
 	int r = DM_ENDIO_DONE;
 
-	/* Once queued, the bio belongs to the drain work: read it first. */
-	if (p && p->pg->ps.type->end_io && !start_time)
-		start_time = dm_start_time_ns_from_clone(clone);
+	/*
+	 * End the I/O on its path now, and only once: a bio queued below
+	 * belongs to the drain work, which may fail it (running this function
+	 * again) or map it elsewhere before we would get here.  Forgetting
+	 * the path keeps a later completion of this bio off its counters.
+	 */
+	if (p) {
+		struct lmpath_ps *ps = &p->pg->ps;
+
+		if (ps->type->end_io) {
+			if (!start_time)
+				start_time = dm_start_time_ns_from_clone(clone);
+			ps->type->end_io(ps, &p->ps_path, io->nr_bytes,
+					 start_time);
+		}
+		io->path = NULL;
+	}
 
 	if (!*error || !blk_path_error(*error))
-		goto done;
+		return r;
 
 	if (p)
 		fail_path_fast(m, p);
@@ -967,16 +811,11 @@ static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
 			lmpath_report_eio(m);
 			*error = BLK_STS_IOERR;
 		}
-		goto done;
+		return r;
 	}
 
 	lmpath_queue_bio(m, clone);
-	r = DM_ENDIO_INCOMPLETE;
-done:
-	if (p && p->pg->ps.type->end_io)
-		p->pg->ps.type->end_io(&p->pg->ps, &p->ps_path, nr_bytes,
-				       start_time);
-	return r;
+	return DM_ENDIO_INCOMPLETE;
 }
 
 /*
@@ -1174,23 +1013,10 @@ static int lmpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 
-	r = lmpath_parse_features(m, &as);
+	r = lmpath_parse_table(m, &as);
 	if (r)
 		goto bad;
-
-	if (m->queue_mode == DM_TYPE_NONE)
-		m->queue_mode = DM_TYPE_REQUEST_BASED;
-	else if (m->queue_mode == DM_TYPE_BIO_BASED)
-		/* bio mode only discovers an attached scsi_dh, never sets one */
-		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
 	dm_table_set_type(ti->table, m->queue_mode);
-
-	/* Hold I/O until the first map has picked a group. */
-	set_bit(LMPF_QUEUE_IO, &m->flags);
-
-	r = lmpath_parse_topology(m, &as);
-	if (r)
-		goto bad;
 
 	spin_lock_irqsave(&m->lock, flags);
 	__enable_nopath_timeout(m);
@@ -1224,27 +1050,37 @@ static void lmpath_wait_for_pg_init_completion(struct lmpath *m)
 	finish_wait(&m->pg_init_wait, &wait);
 }
 
+/*
+ * Wait until no pg_init runs and none can start.  New ones are disabled
+ * first; then the pg_init work map may have kicked is flushed (it sees
+ * PG_INIT_DISABLED and starts nothing), and the activations already
+ * queued complete.  Activations run with or without a hardware handler
+ * (without one, scsi_dh answers SCSI_DH_NOSYS), so both wait.
+ * pg_init_done() drops pg_init_in_progress under m->lock and is done with
+ * @m once it unlocks, so taking the lock after the count reached zero
+ * waits for its tail.  Then the other work items, fail work first: it
+ * may queue the table event.
+ */
 static void flush_lmpath_work(struct lmpath *m)
 {
 	unsigned long flags;
 	unsigned int i, j;
+	bool disabled;
 
-	if (m->hw_handler_name && atomic_read(&m->pg_init_in_progress)) {
-		spin_lock_irqsave(&m->lock, flags);
-		if (atomic_read(&m->pg_init_in_progress) &&
-		    !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags)) {
-			spin_unlock_irqrestore(&m->lock, flags);
-
-			flush_workqueue(klmpath_handlerd);
-			lmpath_wait_for_pg_init_completion(m);
-
-			spin_lock_irqsave(&m->lock, flags);
-			clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
-		}
-		spin_unlock_irqrestore(&m->lock, flags);
-	}
+	spin_lock_irqsave(&m->lock, flags);
+	disabled = !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
 
 	flush_work(&m->pg_init_work);
+	if (atomic_read(&m->pg_init_in_progress))
+		flush_workqueue(klmpath_handlerd);
+	lmpath_wait_for_pg_init_completion(m);
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (disabled)
+		clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
+
 	for (i = 0; i < m->nr_pgs; i++)
 		for (j = 0; j < m->pgs[i].nr_paths; j++)
 			flush_work(&m->pgs[i].paths[j].fail_work);
@@ -1256,8 +1092,13 @@ static void lmpath_dtr(struct dm_target *ti)
 {
 	struct lmpath *m = ti->private;
 
-	disable_nopath_timeout(m);
 	flush_lmpath_work(m);
+	/*
+	 * After the fail work, which may arm the no-path timer; the timer
+	 * may have kicked the drain work.
+	 */
+	disable_nopath_timeout(m);
+	flush_work(&m->process_queued_bios);
 	free_lmpath(m);
 }
 
@@ -1440,10 +1281,10 @@ static int lmpath_prepare_ioctl(struct dm_target *ti,
 	if (r == -ENOTCONN) {
 		if (!READ_ONCE(m->current_pg))
 			/* Path status changed, redo selection */
-			(void)choose_path(m, 0);
+			(void)lmpath_choose_path(m, 0);
 		spin_lock_irqsave(&m->lock, flags);
 		if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags))
-			(void)__pg_init_all_paths(m);
+			(void)__lmpath_pg_init_all_paths(m);
 		spin_unlock_irqrestore(&m->lock, flags);
 		dm_table_run_md_queue_async(m->ti->table);
 		process_queued_io_list(m);

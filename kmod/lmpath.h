@@ -7,6 +7,7 @@
  *   lmpath-table.c  constructor parsing and status text (both directions
  *                   of the table grammar)
  *   lmpath-ps*.c    path selectors behind struct lmpath_ps_type
+ *   lmpath-path.c   choosing the path, holding I/O, starting pg_init
  *   lmpath-target.c everything that touches bios, requests, scsi_dh,
  *                   uevents and workqueues, and the module itself
  *
@@ -22,14 +23,18 @@
  *   hw_handler_params ctr
  *   pg_init_retries, pg_init_delay_msecs  ctr
  *   nr_pgs, pgs[]    ctr; the array and the groups in it are immutable
- *   current_pg       WRITE_ONCE by map (group switch, lock-free) and by
- *                    messages/pg_init under lock; readers READ_ONCE
- *   current_path     the path pg_init works on; same rules as current_pg
+ *   current_pg       WRITE_ONCE under lock, by everyone: map takes the
+ *                    lock for a group switch and when no path is left;
+ *                    readers READ_ONCE
+ *   current_path     the path pg_init works on; same rules as current_pg,
+ *                    except that fail_path_fast() clears it lock-free
+ *                    (cmpxchg); map uses it only while it is in current_pg
  *   next_pg          set under lock by switch_group/ctr; claimed by map
- *                    with xchg() so exactly one mapper switches
+ *                    with cmpxchg() so exactly one mapper switches
  *   nr_valid_paths   atomic; decremented by whoever clears LMPP_USABLE
  *                    (end_io or fail_path), incremented by reinstate
  *   pg_init_in_progress, pg_init_count  atomics; writers hold lock
+ *                    (the switch's reset of pg_init_count too)
  *   queued_bios      llist: map/end_io push, the drain work pops all
  *
  * struct lmpath_pg
@@ -38,7 +43,8 @@
  *
  * struct lmpath_path
  *   ps_path.flags    LMPP_USABLE / LMPP_FAIL_PENDING, atomic bitops;
- *                    end_io clears USABLE with test_and_clear_bit()
+ *                    end_io moves USABLE to FAIL_PENDING with one
+ *                    try_cmpxchg(); writers under lock use bitops
  *   fail_count       lock; read by status (under lock)
  *   dev, pg          ctr
  */
@@ -83,6 +89,12 @@ struct lmpath_path {
 	struct lmpath_pg *pg;		/* owning group */
 	struct dm_dev *dev;		/* the path device */
 	unsigned int fail_count;	/* cumulative failures, under lock */
+	/*
+	 * 1 + nr_valid_paths just after a fast-path failure of this path, for
+	 * its PATH_FAILED uevent; 0 while no such report is ready.  Stored
+	 * with release by the failing CPU, cleared under lock when reported.
+	 */
+	int fail_report;
 
 	struct delayed_work activate_path; /* scsi_dh activation */
 	struct work_struct fail_work;	/* reports a fast-path failure */
@@ -116,7 +128,8 @@ struct lmpath {
 	unsigned int pg_init_delay_msecs;
 	atomic_t pg_init_in_progress;	/* activations outstanding */
 	atomic_t pg_init_count;		/* pg_init rounds since the switch */
-	wait_queue_head_t pg_init_wait;	/* suspend waits for pg_init */
+	/* postsuspend and dtr wait here for pg_init_in_progress to be 0 */
+	wait_queue_head_t pg_init_wait;
 
 	spinlock_t lock;		/* serialises the slow-path writers */
 	struct mutex work_mutex;	/* messages vs. suspend */
@@ -141,6 +154,7 @@ struct lmpath_io {
  */
 int lmpath_parse_features(struct lmpath *m, struct dm_arg_set *as);
 int lmpath_parse_topology(struct lmpath *m, struct dm_arg_set *as);
+int lmpath_parse_table(struct lmpath *m, struct dm_arg_set *as);
 void lmpath_free_topology(struct lmpath *m);
 void lmpath_emit_status(struct lmpath *m, status_type_t type,
 			char *result, unsigned int maxlen);
@@ -153,6 +167,50 @@ void lmpath_emit_status(struct lmpath *m, status_type_t type,
 int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p,
 		       const char *dev);
 void lmpath_detach_path(struct lmpath *m, struct lmpath_path *p);
+
+/*
+ * lmpath-path.c: path selection, holding I/O, starting pg_init.
+ * __lmpath_pg_init_all_paths() expects m->lock held.
+ */
+struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes);
+struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes);
+bool lmpath_must_hold_io(struct lmpath *m);
+void lmpath_queue_io(struct lmpath *m, struct llist_node *node);
+void lmpath_release_held_io(struct lmpath *m);
+enum lmpath_bio_choice {
+	LMPATH_BIO_PATH,
+	LMPATH_BIO_QUEUED,
+	LMPATH_BIO_NO_PATH,
+};
+
+enum lmpath_bio_choice lmpath_map_bio_path(struct lmpath *m, size_t nr_bytes,
+					   struct llist_node *node,
+					   struct lmpath_path **pathp);
+void lmpath_kick_pg_init(struct lmpath *m);
+void lmpath_pg_init_run(struct lmpath *m);
+int __lmpath_pg_init_all_paths(struct lmpath *m);
+void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
+			     bool delay_retry);
+
+/*
+ * lmpath-target.c: the hooks lmpath-path.c drives.  Kick the queued I/O
+ * (bio mode: the drain work; request mode: dm core's requeue list); queue
+ * the pg_init work; queue @p's scsi_dh activation after @delay jiffies,
+ * true when it was not queued already.
+ */
+void lmpath_kick_queued_io(struct lmpath *m);
+void lmpath_queue_pg_init_work(struct lmpath *m);
+bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay);
+
+/*
+ * A place where a test of the userspace build may stop this thread and
+ * run another one, to force an interleaving; nothing in the kernel.
+ */
+#ifndef lmpath_race_point
+static inline void lmpath_race_point(struct lmpath *m, const char *where)
+{
+}
+#endif
 
 static inline struct lmpath_path *to_lmpath_path(struct lmpath_ps_path *pp)
 {

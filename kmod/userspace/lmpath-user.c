@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel side that lmpath-table.c leans on, for the userspace build:
- * dm core's argument splitting, the constructor's sequence around the
- * parser, and lmpath_attach_path()/lmpath_detach_path() over fake path
- * devices.  Behaviour follows the stock target (drivers/md/dm-mpath.c
- * parse_path(), setup_scsi_dh(), multipath_ctr(), alloc_multipath_stage2()).
+ * dm core's argument splitting, the allocation the constructor does
+ * before lmpath_parse_table(), lmpath_attach_path()/lmpath_detach_path()
+ * over fake path devices, and the hooks and fast path of lmpath-path.c
+ * for the race tests.  Behaviour follows the stock target
+ * (drivers/md/dm-mpath.c parse_path(), setup_scsi_dh()).
  */
 #include <ctype.h>
 
@@ -69,6 +70,13 @@ static bool scsi_dh_known(const char *name)
 	return false;
 }
 
+static const char *attached_handler;
+
+void lmpath_user_set_attached_handler(const char *name)
+{
+	attached_handler = name;
+}
+
 int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p, const char *dev)
 {
 	struct dm_target *ti = m->ti;
@@ -81,13 +89,26 @@ int lmpath_attach_path(struct lmpath *m, struct lmpath_path *p, const char *dev)
 	}
 
 	/*
-	 * setup_scsi_dh(): fake devices have no handler attached already, so
-	 * only a handler named in the table matters.  It must exist and the
+	 * setup_scsi_dh(): unless a test says so, fake devices have no handler
+	 * attached already, so only a handler named in the table matters.  It must exist and the
 	 * device must be SCSI.
 	 */
 	if (m->hw_handler_name && (!fake->scsi || !scsi_dh_known(m->hw_handler_name))) {
 		ti->error = "error attaching hardware handler";
 		return fake->scsi ? -EINVAL : -ENODEV;
+	}
+
+	/* setup_scsi_dh(): with retain, a handler already attached is used */
+	if (attached_handler && fake->scsi && test_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags) &&
+	    (!m->hw_handler_name || strcmp(m->hw_handler_name, attached_handler))) {
+		char *name = kstrdup(attached_handler, GFP_KERNEL);
+
+		if (!name)
+			return -ENOMEM;
+		kfree(m->hw_handler_params);
+		m->hw_handler_params = NULL;
+		kfree(m->hw_handler_name);
+		m->hw_handler_name = name;
 	}
 
 	fd = kzalloc(sizeof(*fd), GFP_KERNEL);
@@ -195,18 +216,7 @@ int lmpath_user_create(const char *table, struct lmpath **out, const char **erro
 	as.argc = argc;
 	as.argv = um->argv;
 
-	r = lmpath_parse_features(m, &as);
-	if (r)
-		goto bad;
-
-	/* alloc_multipath_stage2() */
-	if (m->queue_mode == DM_TYPE_NONE)
-		m->queue_mode = DM_TYPE_REQUEST_BASED;
-	else if (m->queue_mode == DM_TYPE_BIO_BASED)
-		set_bit(LMPF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
-	set_bit(LMPF_QUEUE_IO, &m->flags);
-
-	r = lmpath_parse_topology(m, &as);
+	r = lmpath_parse_table(m, &as);
 	if (r)
 		goto bad;
 
@@ -287,4 +297,199 @@ void lmpath_user_set_nr_cpus(unsigned int nr_cpus, unsigned int nr_nodes)
 void lmpath_user_set_clock(const unsigned long long *ns)
 {
 	lmpath_shim_set_clock((const u64 *)ns);
+}
+
+/*
+ * The fast path of lmpath-path.c, and the hooks it calls on the block
+ * layer side, for the race tests.
+ */
+static struct lmpath_user_hooks user_hooks;
+
+void lmpath_user_set_hooks(const struct lmpath_user_hooks *hooks)
+{
+	user_hooks = *hooks;
+}
+
+void lmpath_shim_race_point(const char *where)
+{
+	if (user_hooks.race_point)
+		user_hooks.race_point(user_hooks.ctx, where);
+}
+
+void lmpath_kick_queued_io(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.kick_queued_io)
+		user_hooks.kick_queued_io(user_hooks.ctx);
+}
+
+void lmpath_queue_pg_init_work(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.queue_pg_init_work)
+		user_hooks.queue_pg_init_work(user_hooks.ctx);
+}
+
+bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
+{
+	(void)delay;
+	return user_hooks.queue_activation &&
+	       user_hooks.queue_activation(user_hooks.ctx, p->dev->name);
+}
+
+struct lmpath_user_io {
+	struct lmpath_io io;
+	int state;
+};
+
+struct lmpath_user_io *lmpath_user_io_new(void)
+{
+	return kzalloc(sizeof(struct lmpath_user_io), GFP_KERNEL);
+}
+
+void lmpath_user_io_free(struct lmpath_user_io *uio)
+{
+	kfree(uio);
+}
+
+int lmpath_user_io_state(const struct lmpath_user_io *uio)
+{
+	return __atomic_load_n(&uio->state, __ATOMIC_ACQUIRE);
+}
+
+const char *lmpath_user_io_path(const struct lmpath_user_io *uio)
+{
+	return uio->io.path ? uio->io.path->dev->name : NULL;
+}
+
+/* lmpath-target.c __lmpath_map_bio(), without the bio */
+static void map_one(struct lmpath *m, struct lmpath_user_io *uio)
+{
+	struct lmpath_path *p;
+	int state;
+
+	switch (lmpath_map_bio_path(m, 4096, &uio->io.node, &p)) {
+	case LMPATH_BIO_QUEUED:
+		state = LMPATH_USER_IO_QUEUED;
+		break;
+	case LMPATH_BIO_NO_PATH:
+		state = LMPATH_USER_IO_FAILED;
+		break;
+	default:
+		uio->io.path = p;
+		state = LMPATH_USER_IO_MAPPED;
+	}
+	__atomic_store_n(&uio->state, state, __ATOMIC_RELEASE);
+}
+
+void lmpath_user_map_bio(struct lmpath *m, struct lmpath_user_io *uio)
+{
+	uio->io.path = NULL;
+	map_one(m, uio);
+}
+
+/* lmpath-target.c lmpath_process_queued_bios(), without the bios */
+unsigned int lmpath_user_drain(struct lmpath *m)
+{
+	struct llist_node *list = llist_del_all(&m->queued_bios), *next;
+	unsigned int n = 0;
+
+	for (; list; list = next, n++) {
+		next = list->next;
+		map_one(m, container_of(list, struct lmpath_user_io, io.node));
+	}
+	return n;
+}
+
+void lmpath_user_pg_init_work(struct lmpath *m)
+{
+	lmpath_pg_init_run(m);
+}
+
+int lmpath_user_io_held(struct lmpath *m)
+{
+	return test_bit(LMPF_QUEUE_IO, &m->flags);
+}
+
+int lmpath_user_pg_init_in_progress(struct lmpath *m)
+{
+	return atomic_read(&m->pg_init_in_progress);
+}
+
+/* What bypass_pg() and switch_group leave: no current group or path. */
+void lmpath_user_forget_group(struct lmpath *m)
+{
+	spin_lock(&m->lock);
+	WRITE_ONCE(m->current_path, NULL);
+	WRITE_ONCE(m->current_pg, NULL);
+	spin_unlock(&m->lock);
+}
+
+/* fail_path() on every path, without the reporting. */
+void lmpath_user_fail_all_paths(struct lmpath *m)
+{
+	unsigned int i, j;
+
+	spin_lock(&m->lock);
+	for (i = 0; i < m->nr_pgs; i++)
+		for (j = 0; j < m->pgs[i].nr_paths; j++)
+			if (test_and_clear_bit(LMPP_USABLE, &m->pgs[i].paths[j].ps_path.flags))
+				atomic_dec(&m->nr_valid_paths);
+	if (READ_ONCE(m->current_path))
+		WRITE_ONCE(m->current_path, NULL);
+	spin_unlock(&m->lock);
+}
+
+/* reinstate_path() on every failed path, without the reporting. */
+void lmpath_user_reinstate_all_paths(struct lmpath *m)
+{
+	unsigned int i, j;
+
+	spin_lock(&m->lock);
+	for (i = 0; i < m->nr_pgs; i++) {
+		struct lmpath_pg *pg = &m->pgs[i];
+
+		for (j = 0; j < pg->nr_paths; j++) {
+			struct lmpath_path *p = &pg->paths[j];
+
+			if (lmpath_path_usable(p))
+				continue;
+			if (pg->ps.type->reinstate_path)
+				pg->ps.type->reinstate_path(&pg->ps, &p->ps_path);
+			set_bit(LMPP_USABLE, &p->ps_path.flags);
+			if (atomic_inc_return(&m->nr_valid_paths) == 1)
+				WRITE_ONCE(m->current_path, NULL);
+		}
+	}
+	spin_unlock(&m->lock);
+}
+
+static struct lmpath_path *path_named(struct lmpath *m, const char *name)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < m->nr_pgs; i++)
+		for (j = 0; j < m->pgs[i].nr_paths; j++)
+			if (!strcmp(m->pgs[i].paths[j].dev->name, name))
+				return &m->pgs[i].paths[j];
+	abort();
+}
+
+/* pg_init_done() for a successful activation of path @name. */
+void lmpath_user_pg_init_done(struct lmpath *m, const char *name)
+{
+	lmpath_pg_init_finished(path_named(m, name), 0, false);
+}
+
+/* fail_path() on path @name, without the reporting. */
+void lmpath_user_fail_path(struct lmpath *m, const char *name)
+{
+	struct lmpath_path *p = path_named(m, name);
+
+	spin_lock(&m->lock);
+	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags))
+		atomic_dec(&m->nr_valid_paths);
+	if (READ_ONCE(m->current_path) == p)
+		WRITE_ONCE(m->current_path, NULL);
+	spin_unlock(&m->lock);
 }

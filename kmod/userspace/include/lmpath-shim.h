@@ -397,9 +397,33 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 #define init_waitqueue_head(w) ((void)(w))
+#define wake_up(w) ((void)(w))
 #define INIT_WORK(w, f) ((w)->func = (f))
 #define INIT_DELAYED_WORK(w, f) ((w)->work.func = (f))
 #define init_llist_head(h) ((h)->first = NULL)
+/* llist_add() is a full barrier in the kernel (cmpxchg) */
+static inline bool llist_add(struct llist_node *n, struct llist_head *h)
+{
+	struct llist_node *first = __atomic_load_n(&h->first, __ATOMIC_RELAXED);
+
+	do {
+		n->next = first;
+	} while (!__atomic_compare_exchange_n(&h->first, &first, n, false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	return first == NULL;
+}
+static inline struct llist_node *llist_del_all(struct llist_head *h)
+{
+	return __atomic_exchange_n(&h->first, NULL, __ATOMIC_SEQ_CST);
+}
+static inline bool llist_empty(const struct llist_head *h)
+{
+	return __atomic_load_n(&h->first, __ATOMIC_RELAXED) == NULL;
+}
+
+/* lmpath.h's lmpath_race_point(): a test's hook (lmpath-user.h) */
+void lmpath_shim_race_point(const char *where);
+#define lmpath_race_point(m, where) lmpath_shim_race_point(where)
 #define rcu_read_lock() do { } while (0)
 #define rcu_read_unlock() do { } while (0)
 #define rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)

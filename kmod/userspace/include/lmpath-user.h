@@ -8,6 +8,7 @@
 #ifndef LMPATH_USER_H
 #define LMPATH_USER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -25,6 +26,11 @@ struct lmpath_ps_path;
  * unless it is an NVMe one.
  */
 int lmpath_user_device_known(const char *path);
+/*
+ * From now on every fake SCSI device has scsi_dh handler @name attached
+ * (as scsi_dh_alua attaches itself to ALUA devices), or none with NULL.
+ */
+void lmpath_user_set_attached_handler(const char *name);
 
 /*
  * Split @table like dm_split_args() and run the constructor on it.
@@ -53,6 +59,52 @@ void lmpath_user_set_nr_cpus(unsigned int nr_cpus, unsigned int nr_nodes);
  * monotonic clock again when @ns is NULL.
  */
 void lmpath_user_set_clock(const unsigned long long *ns);
+
+/*
+ * The fast path of lmpath-path.c for race tests.  The hooks stand for
+ * what lmpath-target.c does on the block layer side; each gets @ctx.
+ * race_point is called where lmpath_race_point() stands in the code, so a
+ * test can stop one thread there and run another (force an interleaving).
+ * queue_activation returns whether the activation was queued (not already
+ * pending).  Set them before any map is used, from one thread.
+ */
+struct lmpath_user_hooks {
+	void (*kick_queued_io)(void *ctx);
+	void (*queue_pg_init_work)(void *ctx);
+	bool (*queue_activation)(void *ctx, const char *path);
+	void (*race_point)(void *ctx, const char *where);
+	void *ctx;
+};
+void lmpath_user_set_hooks(const struct lmpath_user_hooks *hooks);
+
+/* One bio's worth of per-I/O data, and what map or the drain did with it. */
+enum {
+	LMPATH_USER_IO_NEW,
+	LMPATH_USER_IO_MAPPED, /* sent to lmpath_user_io_path() */
+	LMPATH_USER_IO_QUEUED, /* waiting on the map's queue */
+	LMPATH_USER_IO_FAILED, /* failed with EIO: no path, no queueing */
+};
+struct lmpath_user_io;
+struct lmpath_user_io *lmpath_user_io_new(void);
+void lmpath_user_io_free(struct lmpath_user_io *io);
+int lmpath_user_io_state(const struct lmpath_user_io *io);
+const char *lmpath_user_io_path(const struct lmpath_user_io *io);
+
+/* bio mode's map, and the work that resubmits queued bios (returns how many) */
+void lmpath_user_map_bio(struct lmpath *m, struct lmpath_user_io *io);
+unsigned int lmpath_user_drain(struct lmpath *m);
+/* the pg_init work that map kicks */
+void lmpath_user_pg_init_work(struct lmpath *m);
+
+int lmpath_user_io_held(struct lmpath *m);
+int lmpath_user_pg_init_in_progress(struct lmpath *m);
+/* the state disable_group leaves; every path failed, reinstated by message */
+void lmpath_user_forget_group(struct lmpath *m);
+void lmpath_user_fail_all_paths(struct lmpath *m);
+void lmpath_user_reinstate_all_paths(struct lmpath *m);
+/* path @name failed by message; its activation ended well (pg_init_done) */
+void lmpath_user_fail_path(struct lmpath *m, const char *name);
+void lmpath_user_pg_init_done(struct lmpath *m, const char *name);
 
 #ifdef __cplusplus
 }

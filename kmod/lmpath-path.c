@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-lmpath: choosing the path for an I/O and deciding whether it must
+ * wait (fast path, lock-free), and starting and ending pg_init.
+ *
+ * This file touches no bio, request or scsi_dh: what it needs from the
+ * block layer side (queueing the work items, kicking queued I/O) are the
+ * hooks declared in lmpath.h, so the userspace build runs this very code
+ * under ThreadSanitizer with forced interleavings (lmpath_race_point()).
+ */
+#include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/llist.h>
+#include <linux/spinlock.h>
+
+#include "lmpath.h"
+
+#define DM_MSG_PREFIX "lmpath"
+
+/*
+ *---------------------------------------------------------------
+ * pg_init start (slow path, under m->lock)
+ *---------------------------------------------------------------
+ */
+int __lmpath_pg_init_all_paths(struct lmpath *m)
+{
+	struct lmpath_pg *pg;
+	unsigned long delay = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&m->lock);
+
+	if (atomic_read(&m->pg_init_in_progress) ||
+	    test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
+		return 0;
+
+	atomic_inc(&m->pg_init_count);
+	clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+
+	pg = READ_ONCE(m->current_pg);
+	if (!pg)
+		return 0;
+
+	if (test_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags))
+		delay = msecs_to_jiffies(m->pg_init_delay_msecs !=
+					 LMPATH_PG_INIT_DELAY_DEFAULT ?
+					 m->pg_init_delay_msecs :
+					 LMPATH_PG_INIT_DELAY_MSECS);
+
+	for (i = 0; i < pg->nr_paths; i++) {
+		struct lmpath_path *p = &pg->paths[i];
+
+		if (!lmpath_path_usable(p))
+			continue;
+		if (lmpath_queue_activation(p, delay))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+
+	return atomic_read(&m->pg_init_in_progress);
+}
+
+/*
+ * Map found pg_init required.  It does not start it (that needs the lock):
+ * the first mapper to notice queues the pg_init work, later ones see the
+ * bit.
+ */
+void lmpath_kick_pg_init(struct lmpath *m)
+{
+	if (!test_and_set_bit(LMPF_PG_INIT_KICKED, &m->flags))
+		lmpath_queue_pg_init_work(m);
+}
+
+/* The pg_init work that map kicked. */
+void lmpath_pg_init_run(struct lmpath *m)
+{
+	unsigned long flags;
+
+	clear_bit(LMPF_PG_INIT_KICKED, &m->flags);
+	/*
+	 * Re-arm the kick before looking at the state, so that a mapper
+	 * setting PG_INIT_REQUIRED after our test queues us again.
+	 */
+	smp_mb__after_atomic();
+
+	spin_lock_irqsave(&m->lock, flags);
+	if ((test_bit(LMPF_QUEUE_IO, &m->flags) ||
+	     test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) &&
+	    !__lmpath_pg_init_all_paths(m) &&
+	    !atomic_read(&m->pg_init_in_progress) &&
+	    !test_bit(LMPF_PG_INIT_DISABLED, &m->flags))
+		/*
+		 * Nothing started (no current group, or no usable path in
+		 * it) and nothing runs that would release held I/O: release
+		 * it, so that it is mapped again (a switch, pg_init) or fails
+		 * as any I/O without a path.
+		 */
+		lmpath_release_held_io(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ * The end of pg_init_done(), once the path's own outcome is dealt with
+ * (@errors is 0 when the group may be used).  All of it under the lock,
+ * so that no group switch (they take the lock) comes between the test of
+ * PG_INIT_REQUIRED and the release of held I/O.
+ */
+void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
+			     bool delay_retry)
+{
+	struct lmpath_pg *pg = p->pg;
+	struct lmpath *m = pg->m;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (errors) {
+		if (p == READ_ONCE(m->current_path)) {
+			DMERR("Could not failover device. Error %d.", errors);
+			WRITE_ONCE(m->current_path, NULL);
+			WRITE_ONCE(m->current_pg, NULL);
+		}
+	} else if (!test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		WRITE_ONCE(pg->bypassed, false);
+	}
+
+	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
+		goto out;	/* other activations still running */
+
+	if (test_bit(LMPF_PG_INIT_REQUIRED, &m->flags)) {
+		assign_bit(LMPF_PG_INIT_DELAY_RETRY, &m->flags, delay_retry);
+		if (__lmpath_pg_init_all_paths(m))
+			goto out;
+	}
+	lmpath_race_point(m, "pg_init done");
+	clear_bit(LMPF_QUEUE_IO, &m->flags);
+	/* Pairs with the full barrier of llist_add() in lmpath_queue_io(). */
+	smp_mb__after_atomic();
+
+	lmpath_kick_queued_io(m);
+
+	/* Wake up a suspend waiting for pg_init to finish. */
+	wake_up(&m->pg_init_wait);
+
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Path selection (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * Stop holding I/O.  Every clear of QUEUE_IO goes through here: a bio
+ * queued while it was set did not kick the drain work (lmpath_queue_io()
+ * saw I/O held), so whoever clears it kicks.  test_and_clear_bit() is a
+ * full barrier when it clears, pairing with llist_add()'s.
+ */
+void lmpath_release_held_io(struct lmpath *m)
+{
+	if (test_and_clear_bit(LMPF_QUEUE_IO, &m->flags))
+		lmpath_kick_queued_io(m);
+}
+
+/*
+ * A new group takes over, with @p chosen in it.  Switches are rare, so
+ * they take m->lock: current_path and current_pg change together (every
+ * writer of the pair holds the lock, fail_path_fast() only clears the
+ * path), and no switch lands between pg_init_done()'s test of
+ * PG_INIT_REQUIRED and its release of held I/O.  A mapper that lost the
+ * race to the same group leaves the switch as the winner made it.
+ */
+static void lmpath_switch_pg(struct lmpath *m, struct lmpath_pg *pg,
+			     struct lmpath_path *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (READ_ONCE(m->current_pg) == pg)
+		goto out;
+
+	atomic_set(&m->pg_init_count, 0);
+	if (m->hw_handler_name) {
+		/* A hardware handler must initialise the group before I/O. */
+		set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		set_bit(LMPF_QUEUE_IO, &m->flags);
+		smp_mb__after_atomic(); /* held before the group is published */
+	}
+	WRITE_ONCE(m->current_path, p);
+	WRITE_ONCE(m->current_pg, pg);
+	lmpath_race_point(m, "switch published");
+	if (!m->hw_handler_name) {
+		clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+		lmpath_release_held_io(m);
+	}
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
+					     struct lmpath_pg *pg,
+					     size_t nr_bytes)
+{
+	struct lmpath_ps_path *pp;
+	struct lmpath_path *p;
+
+	pp = pg->ps.type->select_path(&pg->ps, nr_bytes);
+	if (!pp)
+		return NULL;
+
+	p = to_lmpath_path(pp);
+	if (unlikely(READ_ONCE(m->current_pg) != pg))
+		lmpath_switch_pg(m, pg, p);
+
+	return p;
+}
+
+struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
+{
+	struct lmpath_pg *pg;
+	struct lmpath_path *p;
+	unsigned long flags;
+	unsigned int i;
+	int bypassed;
+
+	if (!atomic_read(&m->nr_valid_paths)) {
+		/* nothing to initialise: held bios fail or wait for a path */
+		lmpath_release_held_io(m);
+		goto failed;
+	}
+
+	/* switch_group asked for this group: one mapper claims the switch. */
+	pg = READ_ONCE(m->next_pg);
+	if (unlikely(pg) && cmpxchg(&m->next_pg, pg, NULL) == pg) {
+		p = choose_path_in_pg(m, pg, nr_bytes);
+		if (p)
+			return p;
+	}
+
+	/* Stay in the current group while it has a usable path. */
+	pg = READ_ONCE(m->current_pg);
+	if (likely(pg)) {
+		p = choose_path_in_pg(m, pg, nr_bytes);
+		if (p)
+			return p;
+	}
+
+	/*
+	 * Walk the groups in table order, first those not bypassed, then the
+	 * bypassed ones, and in that case slow down pg_init retries so that
+	 * a busy controller is not hammered.
+	 */
+	for (bypassed = 0; bypassed <= 1; bypassed++) {
+		for (i = 0; i < m->nr_pgs; i++) {
+			pg = &m->pgs[i];
+			if (READ_ONCE(pg->bypassed) != bypassed)
+				continue;
+			p = choose_path_in_pg(m, pg, nr_bytes);
+			if (p) {
+				if (bypassed)
+					set_bit(LMPF_PG_INIT_DELAY_RETRY,
+						&m->flags);
+				return p;
+			}
+		}
+	}
+
+failed:
+	/*
+	 * Under the lock, as a switch: with no usable path, the I/O fails or
+	 * waits anyway, so this is not the path fast I/O takes.
+	 */
+	spin_lock_irqsave(&m->lock, flags);
+	WRITE_ONCE(m->current_path, NULL);
+	lmpath_race_point(m, "no path");
+	WRITE_ONCE(m->current_pg, NULL);
+	spin_unlock_irqrestore(&m->lock, flags);
+	return NULL;
+}
+
+/*
+ * While pg_init runs, I/O stays on the path it is initialising, as long
+ * as that path belongs to the current group (the two are read without
+ * the lock); otherwise the selector chooses for every I/O.
+ */
+struct lmpath_path *lmpath_pick(struct lmpath *m, size_t nr_bytes)
+{
+	struct lmpath_path *p = READ_ONCE(m->current_path);
+
+	if (p && test_bit(LMPF_QUEUE_IO, &m->flags) &&
+	    p->pg == READ_ONCE(m->current_pg))
+		return p;
+
+	return lmpath_choose_path(m, nr_bytes);
+}
+
+bool lmpath_must_hold_io(struct lmpath *m)
+{
+	return test_bit(LMPF_QUEUE_IO, &m->flags) ||
+	       test_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+}
+
+/*
+ *---------------------------------------------------------------
+ * Waiting I/O (fast path, lock-free)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * Queued I/O must be driven again when pg_init finishes (it clears
+ * QUEUE_IO, then kicks), when a path comes back (nr_valid_paths rises,
+ * then kick) or when queueing is switched off (flag, then kick).  The
+ * queuer adds first and checks after; llist_add() is a full barrier, so
+ * either it sees the new state and kicks, or the kicked work sees its I/O.
+ */
+static bool lmpath_queue_stalled(struct lmpath *m)
+{
+	if (test_bit(LMPF_QUEUE_IO, &m->flags))
+		return true;
+	if (atomic_read(&m->nr_valid_paths))
+		return false;
+	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+}
+
+/* Bio mode: @node (of a struct lmpath_io) waits on queued_bios. */
+void lmpath_queue_io(struct lmpath *m, struct llist_node *node)
+{
+	llist_add(node, &m->queued_bios);
+	if (!lmpath_queue_stalled(m))
+		lmpath_kick_queued_io(m);
+}
+
+/*
+ * Bio mode's choice for one bio of @nr_bytes: LMPATH_BIO_PATH, to *@pathp;
+ * LMPATH_BIO_QUEUED, @node (its struct lmpath_io) now waits for a path or
+ * for pg_init; LMPATH_BIO_NO_PATH, no path and no queueing.
+ */
+enum lmpath_bio_choice lmpath_map_bio_path(struct lmpath *m, size_t nr_bytes,
+					   struct llist_node *node,
+					   struct lmpath_path **pathp)
+{
+	struct lmpath_path *p = lmpath_pick(m, nr_bytes);
+
+	*pathp = p;
+	if (!p) {
+		if (!test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
+			return LMPATH_BIO_NO_PATH;
+		lmpath_queue_io(m, node);
+		return LMPATH_BIO_QUEUED;
+	}
+
+	if (lmpath_must_hold_io(m)) {
+		lmpath_queue_io(m, node);
+		lmpath_kick_pg_init(m);
+		return LMPATH_BIO_QUEUED;
+	}
+
+	return LMPATH_BIO_PATH;
+}

@@ -1,0 +1,292 @@
+// Forced interleavings of dm-lmpath's lock-free group switch and I/O
+// holding (kmod/lmpath-path.c, in its userspace build), under
+// ThreadSanitizer.  Each case drives bio-mode map, the drain work and the
+// pg_init work through the shipped code; lmpath_race_point() lets a case
+// stop one mapper in the middle of its stores and run another one there.
+// Afterwards every pending work item is run until none is left, and the
+// case checks what a user would see: a bio that waits must have something
+// that will run it (a pg_init activation started), a bio with no path and
+// no queue_if_no_path fails.
+//
+// usage: lmpath_hold_race; exits 1 when a case fails (TSAN: 66 on a race).
+
+#include "lmpath-user.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace {
+
+// The block-layer side: work items are only noted here, and run by
+// settle() afterwards, as a workqueue would run them.
+struct World {
+    std::atomic<int> drainKicks{0};
+    std::atomic<bool> drainPending{false}, pgInitPending{false};
+    std::atomic<int> activations{0};
+    std::mutex actMu;
+    std::string activated; // " name" for each activation queued
+
+    // race point: the thread marked `stopper` stops at `where` once, lets
+    // `other` run to its end, then goes on (after at most 1 s, in case
+    // `other` waits for a lock the stopped thread holds).
+    std::string where;
+    std::function<void()> other;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool otherDone = false;
+    std::atomic<bool> stopped{false};
+};
+
+World *world;
+thread_local bool stopper = false;
+
+void kickQueuedIo(void *) {
+    world->drainKicks++;
+    world->drainPending = true;
+}
+void queuePgInitWork(void *) {
+    world->pgInitPending = true;
+}
+bool queueActivation(void *, const char *path) {
+    world->activations++;
+    std::lock_guard<std::mutex> lock(world->actMu);
+    world->activated += std::string(" ") + path;
+    return true;
+}
+void racePoint(void *, const char *where) {
+    World &w = *world;
+    if (!stopper || w.where != where || w.stopped.exchange(true))
+        return;
+    std::thread other([&] {
+        w.other();
+        std::lock_guard<std::mutex> lock(w.mu);
+        w.otherDone = true;
+        w.cv.notify_all();
+    });
+    {
+        std::unique_lock<std::mutex> lock(w.mu);
+        w.cv.wait_for(lock, std::chrono::seconds(1), [&] { return w.otherDone; });
+    }
+    other.detach();
+}
+
+struct Case {
+    const char *name;
+    lmpath *m = nullptr;
+    World w;
+    int failures = 0;
+
+    // attached: the scsi_dh handler the paths have attached (bio mode
+    // uses such a handler; it sets none itself), or none
+    Case(const char *n, const char *table, const char *attached = nullptr) : name(n) {
+        world = &w;
+        lmpath_user_set_attached_handler(attached);
+        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation, racePoint, nullptr};
+        lmpath_user_set_hooks(&hooks);
+        const char *error = nullptr;
+        if (lmpath_user_create(table, &m, &error)) {
+            std::fprintf(stderr, "%s: table rejected: %s\n", name, error);
+            std::exit(1);
+        }
+        lmpath_user_set_attached_handler(nullptr);
+    }
+    ~Case() {
+        // a detached "other" thread may still be finishing its map
+        for (int i = 0; i < 200; ++i) {
+            std::lock_guard<std::mutex> lock(w.mu);
+            if (w.otherDone || !w.stopped)
+                break;
+        }
+        lmpath_user_destroy(m);
+    }
+
+    // Run the work items the hooks noted until none is pending.
+    void settle() {
+        for (int i = 0; i < 100; ++i) {
+            bool ran = false;
+            if (w.pgInitPending.exchange(false)) {
+                lmpath_user_pg_init_work(m);
+                ran = true;
+            }
+            if (w.drainPending.exchange(false)) {
+                lmpath_user_drain(m);
+                ran = true;
+            }
+            if (!ran)
+                return;
+        }
+        check(false, "the work items keep kicking each other");
+    }
+
+    // Stop this thread at `where` and run `other` there, then go on.
+    void interleave(const char *where, const std::function<void()> &self,
+                    const std::function<void()> &other) {
+        w.where = where;
+        w.other = other;
+        std::thread t([&] {
+            stopper = true;
+            self();
+        });
+        t.join();
+        for (int i = 0; i < 2000; ++i) { // `other` may be blocked until now
+            {
+                std::lock_guard<std::mutex> lock(w.mu);
+                if (w.otherDone)
+                    break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        check(w.stopped, std::string("never reached the race point '") + where + "'");
+    }
+
+    void check(bool ok, const std::string &what) {
+        if (ok)
+            return;
+        std::fprintf(stderr, "%s: FAILED: %s\n", name, what.c_str());
+        failures++;
+    }
+
+    // A held bio must have something that runs it: a pg_init activation.
+    void checkNotStranded(lmpath_user_io *io, const char *who) {
+        const int st = lmpath_user_io_state(io);
+        check(st != LMPATH_USER_IO_QUEUED || lmpath_user_pg_init_in_progress(m) > 0,
+              std::string(who) + " stays queued with no pg_init running and nothing to kick it" +
+                  " (I/O held: " + std::to_string(lmpath_user_io_held(m)) +
+                  ", activations started: " + std::to_string(w.activations.load()) + ")");
+    }
+};
+
+// No hardware handler: the constructor holds I/O until the first mapper
+// has chosen a group.  A second mapper that runs while the first has
+// published its path but still holds I/O queues its bio; that bio must be
+// run when the first mapper stops holding I/O.
+int firstSwitchLeavesNoBioQueued() {
+    Case c("FirstGroupSwitchLeavesNoBioQueued",
+           "2 queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    lmpath_user_io *a = lmpath_user_io_new(), *b = lmpath_user_io_new();
+    c.interleave(
+        "switch published", [&] { lmpath_user_map_bio(c.m, a); },
+        [&] { lmpath_user_map_bio(c.m, b); });
+    c.settle();
+    c.check(lmpath_user_io_state(a) == LMPATH_USER_IO_MAPPED, "the first bio was not mapped");
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_MAPPED,
+            "the second bio was not mapped (state " + std::to_string(lmpath_user_io_state(b)) +
+                ", I/O held: " + std::to_string(lmpath_user_io_held(c.m)) +
+                ", drain kicks: " + std::to_string(c.w.drainKicks.load()) + ")");
+    lmpath_user_io_free(a);
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// Hardware handler (attached alua): a mapper that found no path clears the current path
+// and group while another, after a reinstate, switches to a group.  The
+// pair must stay consistent, or the held bio waits for a pg_init of no
+// group.
+int noPathExitKeepsPathAndGroupTogether() {
+    Case c("NoPathExitKeepsPathAndGroupTogether",
+           "2 queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1", "alua");
+    lmpath_user_io *a = lmpath_user_io_new(), *b = lmpath_user_io_new();
+    lmpath_user_fail_all_paths(c.m);
+    c.interleave(
+        "no path", [&] { lmpath_user_map_bio(c.m, a); },
+        [&] {
+            lmpath_user_reinstate_all_paths(c.m);
+            lmpath_user_map_bio(c.m, b);
+        });
+    c.settle();
+    c.check(lmpath_user_io_state(a) == LMPATH_USER_IO_FAILED,
+            "the bio that found no path did not fail");
+    c.checkNotStranded(b, "the bio mapped after the reinstate");
+    // and I/O mapped from now on is not held forever either
+    lmpath_user_io *d = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, d);
+    c.settle();
+    c.checkNotStranded(d, "a later bio");
+    lmpath_user_io_free(a);
+    lmpath_user_io_free(b);
+    lmpath_user_io_free(d);
+    return c.failures;
+}
+
+// Hardware handler (attached alua): the bio waits for pg_init, but by the time the pg_init
+// work runs the group was dropped (disable_group).  The bio must not wait
+// for a pg_init that nothing starts.
+int pgInitWorkWithoutGroupReleasesHeldBio() {
+    Case c("PgInitWorkWithoutGroupReleasesHeldBio",
+           "2 queue_mode bio 0 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1", "alua");
+    lmpath_user_io *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, b);
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_QUEUED, "the bio did not wait for pg_init");
+    lmpath_user_forget_group(c.m);
+    c.settle();
+    c.checkNotStranded(b, "the bio held for pg_init");
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// Hardware handler (attached alua), no queue_if_no_path: the bio waits for pg_init, and
+// every path fails before the pg_init work runs.  The bio must fail with
+// EIO, as with no path and no queueing.
+int heldBioFailsWhenEveryPathFailedFirst() {
+    Case c("HeldBioFailsWhenEveryPathFailedFirst",
+           "2 queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1", "alua");
+    lmpath_user_io *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, b);
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_QUEUED, "the bio did not wait for pg_init");
+    lmpath_user_fail_all_paths(c.m);
+    c.settle();
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_FAILED,
+            "the bio did not fail with EIO (state " + std::to_string(lmpath_user_io_state(b)) +
+                ", I/O held: " + std::to_string(lmpath_user_io_held(c.m)) + ")");
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// Hardware handler (attached alua), two groups: group 1's activation
+// ends while a mapper, its group 1 path failed, switches to group 2.  The
+// end of pg_init for group 1 must not release I/O that now waits for
+// group 2's: no bio may go to 8:32 before its activation ended.
+int pgInitDoneDoesNotReleaseIoOfTheNextGroup() {
+    Case c("PgInitDoneDoesNotReleaseIoOfTheNextGroup",
+           "2 queue_mode bio 0 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1", "alua");
+    lmpath_user_io *a = lmpath_user_io_new(), *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, a);
+    c.settle(); // group 1's activation starts (and does not end yet)
+    c.check(c.w.activated == " 8:16", "group 1's activation did not start:" + c.w.activated);
+    lmpath_user_fail_path(c.m, "8:16");
+    c.interleave(
+        "pg_init done", [&] { lmpath_user_pg_init_done(c.m, "8:16"); },
+        [&] { lmpath_user_map_bio(c.m, b); });
+    c.settle();
+    for (auto *io : {a, b}) {
+        const char *path = lmpath_user_io_path(io);
+        c.check(lmpath_user_io_state(io) != LMPATH_USER_IO_MAPPED || !path ||
+                    std::strcmp(path, "8:32") != 0,
+                "a bio went to 8:32 while its activation had not ended (activations:" +
+                    c.w.activated + ")");
+    }
+    c.checkNotStranded(b, "the bio mapped during the switch");
+    lmpath_user_io_free(a);
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+} // namespace
+
+int main() {
+    lmpath_user_set_nr_cpus(4, 1);
+    int failed = 0;
+    for (auto fn : {firstSwitchLeavesNoBioQueued, noPathExitKeepsPathAndGroupTogether,
+                    pgInitWorkWithoutGroupReleasesHeldBio, heldBioFailsWhenEveryPathFailedFirst,
+                    pgInitDoneDoesNotReleaseIoOfTheNextGroup})
+        failed += fn();
+    std::printf("lmpath_hold_race: %d check(s) failed\n", failed);
+    return failed ? 1 : 0;
+}
