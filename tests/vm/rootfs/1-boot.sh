@@ -1,0 +1,95 @@
+#!/bin/bash
+# The packages installed by dpkg in a Debian 12 root filesystem whose root
+# LUN both HBAs present: the system comes up with / on /dev/mapper/mpatha
+# (dm-lmpath, DKMS-built for both kernels), mpathd active, the initramfs'
+# maps taken over without a reload and without an I/O error; udev shows the
+# claim properties on the paths and the map; LVM made on the data LUN's
+# map uses the map, never a path; a path hot-removed and added back from
+# the host rejoins while / takes writes; the package upgrades in place.
+# lab-boot: paths=2
+# lab-timeout: 900
+. /lab/lib.sh
+. "$LAB_SRC/lab/rootfs.conf"
+
+prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
+expect() {
+	local v
+	v=$(prop "$1" "$2")
+	[ "$v" = "$3" ] || die "$1: $2 is '$v', expected '$3'"
+}
+paths_of() { # the sd devices under map $1
+	ls "/sys/block/$(basename "$(readlink -f "/dev/mapper/$1")")/slaves"
+}
+
+root=$(findmnt -n -o SOURCE /)
+result root "$root"
+[ "$root" = /dev/mapper/mpatha ] || die "/ is on $root, not /dev/mapper/mpatha"
+[ "$(dmsetup info -c --noheadings -o uuid mpatha)" = "mpath-$ROOT_WWID" ] || die "mpatha is not mpath-$ROOT_WWID"
+target=$(dmsetup table mpatha | awk '{print $3}')
+result target "$target"
+[ "$target" = lmpath ] || die "mpatha uses the $target target, not lmpath"
+[ "$(paths_of mpatha | wc -l)" -eq 2 ] || die "mpatha has paths: $(paths_of mpatha | tr '\n' ' ')"
+systemctl is-active --quiet mpathd || die "mpathd is not active: $(systemctl status mpathd --no-pager 2>&1 | tail -n 5)"
+dkms status | tee "$RESULTS/dkms.txt"
+for k in /lib/modules/*; do
+	[ -e "$k/build" ] || continue
+	grep -q "dm-lmpath/.*, $(basename "$k"), .*: installed" "$RESULTS/dkms.txt" ||
+		die "DKMS did not install dm-lmpath for $(basename "$k")"
+done
+# The initramfs' daemon made the map; the booted system's adopted it.
+grep -q 'notice: ready' /run/mpathd/initramfs.log || die "mpathd did not run in the initramfs"
+journalctl -b -u mpathd --no-pager > "$RESULTS/mpathd.log"
+grep -q "reloading\|creating" "$RESULTS/mpathd.log" && die "the booted mpathd changed the initramfs' maps: $(grep 'reloading\|creating' "$RESULTS/mpathd.log" | head -n 3)"
+dmesg | grep -E "I/O error|Buffer I/O" && die "I/O errors during boot"
+
+# udev: the paths are claimed, the map is ready and has its links.
+for p in $(paths_of mpatha); do
+	expect "/dev/$p" DM_MULTIPATH_DEVICE_PATH 1
+	expect "/dev/$p" ID_FS_TYPE mpath_member
+	expect "/dev/$p" SYSTEMD_READY 0
+done
+dm=$(basename "$(readlink -f /dev/mapper/mpatha)")
+expect "/dev/$dm" MPATH_DEVICE_READY 1
+expect "/dev/$dm" ID_FS_TYPE ext4
+[ "$(readlink -f "/dev/disk/by-id/dm-uuid-mpath-$ROOT_WWID")" = "/dev/$dm" ] || die "no dm-uuid-mpath link"
+[ "$(readlink -f "/dev/disk/by-uuid/$ROOT_FS_UUID")" = "/dev/$dm" ] ||
+	die "by-uuid/$ROOT_FS_UUID leads to $(readlink -f "/dev/disk/by-uuid/$ROOT_FS_UUID")"
+udevadm info "/dev/$dm" > "$RESULTS/udev-map.txt"
+udevadm info "/dev/$(paths_of mpatha | head -n 1)" > "$RESULTS/udev-path.txt"
+
+# LVM on the data LUN's map; the next boot finds it there.
+[ -e /dev/mapper/mpathb ] || die "no map for the data LUN"
+pvcreate -q /dev/mapper/mpathb && vgcreate -q labvg /dev/mapper/mpathb &&
+	lvcreate -q -y -L 64M -n data labvg && mkfs.ext4 -q /dev/labvg/data || die "LVM on mpathb failed"
+pvs --noheadings -o pv_name > "$RESULTS/pvs.txt" 2>&1
+[ "$(tr -d ' ' < "$RESULTS/pvs.txt")" = /dev/mapper/mpathb ] || die "pvs lists: $(cat "$RESULTS/pvs.txt")"
+echo "labvg data $(blkid -s UUID -o value /dev/labvg/data)" > /root/lvm-made
+
+# A path goes away under writes to / and comes back.
+( for i in $(seq 40); do dd if=/dev/urandom of=/root/w.$((i % 4)) bs=64k count=16 conv=fsync status=none || exit 1; done ) &
+writer=$!
+host_unplug vdisk1 > /dev/null || die "the host could not remove vdisk1"
+wait_until 60 sh -c '[ "$(ls /sys/block/'"$dm"'/slaves | wc -l)" -eq 1 ]' || die "mpatha kept $(paths_of mpatha | tr '\n' ' ') after the unplug"
+host_replug vdisk1 > /dev/null || die "the host could not add vdisk1 back"
+wait_until 90 sh -c '[ "$(ls /sys/block/'"$dm"'/slaves | wc -l)" -eq 2 ]' || die "the path did not rejoin mpatha: $(paths_of mpatha | tr '\n' ' ')"
+wait_until 60 sh -c "! dmsetup status mpatha | grep -q ' F '" || die "a path of mpatha stays failed: $(dmsetup status mpatha)"
+wait "$writer" || die "writes to / failed while a path was gone"
+result rejoined "$(paths_of mpatha | tr '\n' ',')"
+dmesg | grep -E "EXT4-fs error|Buffer I/O error on dev dm" && die "the filesystem saw errors"
+
+# An upgrade in place: the same package with a newer version.
+work=$(mktemp -d)
+dpkg-deb -R /var/cache/lab-debs/mpathd_*.deb "$work/pkg"
+old=$(dpkg-query -W -f '${Version}' mpathd)
+sed -i "s/^Version: .*/Version: $old+lab1/" "$work/pkg/DEBIAN/control"
+dpkg-deb -b "$work/pkg" "$work/up.deb" > /dev/null
+dpkg -i "$work/up.deb" > "$RESULTS/upgrade.log" 2>&1 || die "upgrade failed: $(tail -n 5 "$RESULTS/upgrade.log")"
+[ "$(dpkg-query -W -f '${Version}' mpathd)" = "$old+lab1" ] || die "not upgraded"
+wait_until 30 systemctl is-active --quiet mpathd || die "mpathd is not active after the upgrade"
+[ "$(paths_of mpatha | wc -l)" -eq 2 ] || die "the upgrade lost paths of mpatha"
+result upgraded "$old -> $old+lab1"
+
+dpkg --purge dm-lmpath-dkms > "$RESULTS/purge-dkms.log" 2>&1 || die "purging dm-lmpath-dkms failed: $(tail -n 5 "$RESULTS/purge-dkms.log")"
+find /lib/modules -name 'dm-lmpath.ko*' | grep . && die "dm-lmpath is still installed after the purge"
+update-initramfs -u -k "$(uname -r)" > "$RESULTS/initramfs.log" 2>&1 || die "update-initramfs failed"
+result purged dm-lmpath-dkms
