@@ -74,6 +74,8 @@ mpathctl fail path sda > /dev/null || die "mpathctl fail path sda failed"
 udevadm settle
 expect "/dev/$dm" MPATH_UNCHANGED 1
 expect "/dev/$dm" MPATH_DEVICE_READY 1
+expect "/dev/$dm" DM_NOSCAN 1 # not probed again
+[ "$(readlink -f "/dev/disk/by-uuid/$fsuuid")" = "/dev/$dm" ] || die "a path event took the by-uuid link"
 mpathctl fail path sdb > /dev/null || die "mpathctl fail path sdb failed"
 udevadm settle
 expect "/dev/$dm" MPATH_DEVICE_READY 0
