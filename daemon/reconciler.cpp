@@ -263,9 +263,14 @@ void Reconciler::pass() {
             continue;
         }
         rec.planned.reset();
-        if (!rec.busy)
-            rec.actedPlan = daemon_.counters().plans;
-        if (!rec.live || rec.busy)
+        if (rec.busy) {
+            // A change still runs: what is left of the map is decided when
+            // it ends (a map whose last path went meanwhile goes then).
+            rec.dirty = true;
+            continue;
+        }
+        rec.actedPlan = daemon_.counters().plans;
+        if (!rec.live)
             continue;
         // A path an administrator took out does not keep the map.
         bool hasPath = false;

@@ -361,6 +361,28 @@ TEST(Daemon, TheLastPathGoneRemovesTheMapDeferred) {
     EXPECT_EQ(h.liveMaps().size(), 1u);
 }
 
+TEST(Daemon, TheLastPathGoneWhileTheMapReloadsRemovesTheMapAfterTheReload) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    // The reload for the first removal is still in the kernel when the
+    // last path goes.
+    auto gate = std::make_shared<std::promise<void>>();
+    std::shared_future<void> opened = gate->get_future().share();
+    h.dm().setHook([opened](const std::string &op, const std::string &name) {
+        if (op == "reload" && name == "36001405bbbb")
+            opened.wait();
+    });
+    h.clearCalls();
+    h.inject("remove", "sdd");
+    h.advance(1s);
+    h.inject("remove", "sde");
+    h.advance(1s);
+    gate->set_value();
+    h.settle();
+    EXPECT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    EXPECT_EQ(h.liveMaps().size(), 1u) << "a map without paths stays after its reload";
+}
+
 TEST(Daemon, AnOpenMapLosingItsLastPathGoesAtItsLastCloseAndSaysSo) {
     DaemonHarness h;
     startWithTwoMaps(h);
