@@ -7,6 +7,7 @@
 # adopts the maps without reloading them; SIGHUP with a changed selector
 # for one map reloads that map only; SIGTERM leaves the maps.
 # lab-timeout: 420
+# check-kernels: 6.1
 . /lab/lib.sh
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"

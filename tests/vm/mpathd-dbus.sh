@@ -6,6 +6,7 @@
 # but cannot change; with the system bus stopped mpathctl still answers
 # through the private socket.
 # lab-timeout: 300
+# check-kernels: 6.1
 . /lab/lib.sh
 
 command -v mpathctl >/dev/null || die "mpathctl is not on PATH"

@@ -12,6 +12,7 @@
 # afterwards. mpathctl is-path answers the same as the rules, in
 # milliseconds.
 # lab-timeout: 300
+# check-kernels: 6.1
 . /lab/lib.sh
 
 prop() { # prop DEV KEY: udev's value of KEY for DEV ("" when unset)
