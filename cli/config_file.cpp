@@ -7,6 +7,8 @@
 #include <iostream>
 #include <mpath/config/loader.h>
 #include <mpath/config/parser.h>
+#include <mpath/discovery/udev_property_files.h>
+#include <mpath/sys/udev_lib.h>
 #include <sstream>
 
 namespace mpathctl {
@@ -27,6 +29,19 @@ int loadConfig(const std::optional<std::string> &file, mpath::config::ConfigResu
     const std::string name = std::filesystem::path(*file).filename().string();
     result = mpath::config::parseString(text.str(), *file, name == "mpathd.conf");
     return 0;
+}
+
+std::unique_ptr<mpath::discovery::UdevProperties>
+openUdevProperties(const std::optional<std::string> &sysfsRoot, const char *command) {
+    if (sysfsRoot)
+        return std::make_unique<mpath::discovery::UdevPropertyFiles>(
+            (std::filesystem::path(*sysfsRoot).parent_path() / "udev").string());
+    auto lib = mpath::sys::UdevLib::create();
+    if (!lib) {
+        std::cerr << command << ": " << lib.error().message << "\n";
+        return nullptr;
+    }
+    return std::move(*lib);
 }
 
 } // namespace mpathctl

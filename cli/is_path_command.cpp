@@ -12,13 +12,11 @@
 #include <memory>
 #include <mpath/config/config.h>
 #include <mpath/discovery/discovery.h>
-#include <mpath/discovery/udev_property_files.h>
 #include <mpath/dm/status.h>
 #include <mpath/policy/blacklist.h>
 #include <mpath/policy/find_multipaths.h>
 #include <mpath/state/wwids_file.h>
 #include <mpath/sys/device_mapper_lib.h>
-#include <mpath/sys/udev_lib.h>
 #include <optional>
 #include <string_view>
 
@@ -171,18 +169,11 @@ int IsPathCommand::run() const {
                       << ": error: " << d.message << "\n";
 
     const std::string sysfsRoot = command_->count("--sysfs-root") ? sysfsRoot_ : "/sys";
-    std::unique_ptr<discovery::UdevProperties> db;
-    if (command_->count("--sysfs-root")) {
-        db = std::make_unique<discovery::UdevPropertyFiles>(
-            (std::filesystem::path(sysfsRoot).parent_path() / "udev").string());
-    } else {
-        auto lib = mpath::sys::UdevLib::create();
-        if (!lib) {
-            std::cerr << "mpathctl is-path: " << lib.error().message << "\n";
-            return ExitFailure;
-        }
-        db = std::move(*lib);
-    }
+    auto db = openUdevProperties(command_->count("--sysfs-root") ? std::optional(sysfsRoot_)
+                                                                 : std::nullopt,
+                                 "mpathctl is-path");
+    if (!db)
+        return ExitFailure;
     EventProperties udev(name, *db);
 
     Verdict v;

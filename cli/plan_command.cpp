@@ -6,18 +6,15 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mpath/config/loader.h>
 #include <mpath/config/parser.h>
-#include <mpath/discovery/udev_property_files.h>
 #include <mpath/policy/gatherer.h>
 #include <mpath/policy/planner.h>
 #include <mpath/state/bindings.h>
 #include <mpath/state/bindings_file.h>
 #include <mpath/state/wwids_file.h>
-#include <mpath/sys/udev_lib.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -184,21 +181,13 @@ int PlanCommand::run() const {
         command_->count("--sysfs-root") ? std::optional(sysfsRoot_) : std::nullopt;
     mpath::discovery::Sysfs sysfs(sysfsRoot.value_or("/sys"));
     mpath::policy::Gatherer::Options gatherOptions;
-    std::unique_ptr<mpath::discovery::UdevProperties> udev;
-    if (sysfsRoot) {
-        // A tree, not this machine: read its udev files and send no I/O
-        // to devices of the same name here.
-        udev = std::make_unique<mpath::discovery::UdevPropertyFiles>(
-            (std::filesystem::path(*sysfsRoot).parent_path() / "udev").string());
+    auto udev = openUdevProperties(sysfsRoot, "mpathctl plan");
+    if (!udev)
+        return ExitFailure;
+    // A tree, not this machine: send no I/O to devices of the same name
+    // here.
+    if (sysfsRoot)
         gatherOptions.prio = mpath::prio::Context::noDevices();
-    } else {
-        auto lib = mpath::sys::UdevLib::create();
-        if (!lib) {
-            std::cerr << "mpathctl plan: " << lib.error().message << "\n";
-            return ExitFailure;
-        }
-        udev = std::move(*lib);
-    }
 
     mpath::policy::PlanInput input =
         mpath::policy::gatherNow(cfg.config, sysfs, *udev, std::move(gatherOptions));
