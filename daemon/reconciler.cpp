@@ -202,13 +202,7 @@ void Reconciler::pass() {
     // belongs to whoever took it since: no map takes it back.
     std::erase_if(input.paths, [&](const mpath::model::Path &p) {
         auto it = state.paths.find(p.kernelName);
-        if (it == state.paths.end())
-            return false;
-        const auto &props = it->second.properties;
-        auto wait = props.find("FIND_MULTIPATHS_WAIT_UNTIL");
-        auto claim = props.find("DM_MULTIPATH_DEVICE_PATH");
-        return wait != props.end() && wait->second == "0" && claim != props.end() &&
-               claim->second == "0";
+        return it != state.paths.end() && it->second.releasedByUdev();
     });
     std::vector<mpath::config::Diagnostic> diags;
     auto known = mpath::state::WwidsFile(daemon_.wwidsFile()).load(&diags);
@@ -576,10 +570,7 @@ void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     for (const auto &[kernelName, p] : daemon_.state().paths) {
         if (p.path.wwid != wwid || !p.hasUdevData)
             continue;
-        auto claimed = p.properties.find("DM_MULTIPATH_DEVICE_PATH");
-        auto waiting = p.properties.find("FIND_MULTIPATHS_WAIT_UNTIL");
-        if (claimed != p.properties.end() && claimed->second == "1" &&
-            (waiting == p.properties.end() || waiting->second.empty()))
+        if (p.claimedByUdev())
             continue;
         std::ofstream uevent(root + "/block/" + kernelName + "/uevent");
         uevent << "change\n";

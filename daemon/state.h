@@ -40,6 +40,23 @@ struct PathRecord {
     /// An administrator took it out of its map: no plan uses it until it
     /// is added again (or udev adds it again).
     bool adminRemoved{false};
+
+    /// What the udev rules (60-multipath.rules) decided, from its
+    /// properties. Released: find_multipaths smart waited in vain and gave
+    /// the disk to the rest of the system for good.
+    bool releasedByUdev() const {
+        return property("FIND_MULTIPATHS_WAIT_UNTIL") == "0" &&
+               property("DM_MULTIPATH_DEVICE_PATH") == "0";
+    }
+    /// Claimed as a path, and not only held back while a smart wait runs.
+    bool claimedByUdev() const {
+        return property("DM_MULTIPATH_DEVICE_PATH") == "1" &&
+               property("FIND_MULTIPATHS_WAIT_UNTIL").empty();
+    }
+    std::string property(const std::string &key) const {
+        auto it = properties.find(key);
+        return it == properties.end() ? std::string() : it->second;
+    }
 };
 
 /// One map: what the plan wants and what device-mapper has.
