@@ -10,7 +10,8 @@
 # again; a reload is MPATH_UNCHANGED. find_multipaths smart on a lone
 # scsi_debug path: held back, released after the timeout, and not claimed
 # afterwards. mpathctl is-path answers the same as the rules, in
-# milliseconds.
+# milliseconds. "nompath" and "multipath=off" on the command line turn the
+# rules off. A reload that grows the map (its LUN resized) is probed again.
 # lab-timeout: 300
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -132,3 +133,50 @@ expect "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL 0
 udevadm trigger --action=change --settle "/dev/$one"
 expect "/dev/$one" DM_MULTIPATH_DEVICE_PATH 0
 result smart released
+
+# 7. "nompath" or "multipath=off" on the kernel command line: the rules
+# claim nothing (sda is still a path of the map made in 2). udevd reads
+# /proc/cmdline at each event, so a file bound over it stands in for a
+# reboot with another command line.
+for word in nompath multipath=off; do
+	echo "$(cat /proc/cmdline) $word" > /tmp/cmdline
+	mount --bind /tmp/cmdline /proc/cmdline || die "could not bind a command line over /proc/cmdline"
+	udevadm trigger --action=change --settle /dev/sda
+	v=$(prop /dev/sda DM_MULTIPATH_DEVICE_PATH) r=$(prop /dev/sda SYSTEMD_READY)
+	umount /proc/cmdline
+	[ -z "$v" ] && [ "$r" != 0 ] ||
+		die "with $word on the command line sda has DM_MULTIPATH_DEVICE_PATH='$v' SYSTEMD_READY='$r'"
+done
+udevadm trigger --action=change --settle /dev/sda
+expect /dev/sda DM_MULTIPATH_DEVICE_PATH 1
+result cmdline_off "nompath,multipath=off"
+
+# 8. A reload that changes the size is a changed disk: probed again. Two
+# scsi_debug hosts make a map; the LUN grows (virtual_gb) and both paths
+# are rescanned; mpathd reloads the map to the new size without the
+# reload flag.
+modprobe -r scsi_debug || die "scsi_debug did not unload"
+udevadm settle
+printf 'defaults {\n\tfind_multipaths on\n\tpolling_interval 2\n}\nblacklist {\n\tdevnode "^nvme"\n}\n' \
+	> /etc/mpathd/mpathd.conf
+mapfile -t sd < <(scsi_debug_paths add_host=2)
+[ ${#sd[@]} -eq 2 ] || die "expected two scsi_debug paths, got: ${sd[*]}"
+sdwwid=$(wwid_of "${sd[0]}")
+mpathd_start
+wait_until 30 sh -c "[ -n \"\$(dmsetup info -c --noheadings -o uuid | grep -x 'mpath-$sdwwid')\" ]" ||
+	die "mpathd made no map for the scsi_debug pair ($sdwwid)"
+sdmap=$(map_of "$sdwwid")
+sddm=$(basename "$(readlink -f "/dev/mapper/$sdmap")")
+udevadm settle
+before=$(blockdev --getsz "/dev/mapper/$sdmap")
+echo 1 > /sys/bus/pseudo/drivers/scsi_debug/virtual_gb
+for d in "${sd[@]}"; do echo 1 > "/sys/block/$d/device/rescan"; done
+wait_until 30 sh -c "[ \"\$(blockdev --getsz /dev/mapper/$sdmap)\" = 2097152 ]" ||
+	die "$sdmap did not grow to 1 GiB with its paths (it has $(blockdev --getsz "/dev/mapper/$sdmap") sectors, had $before)"
+udevadm settle
+grep -q "map $sdmap: reloading" "$RESULTS/mpathd.log" || die "mpathd did not say it reloaded $sdmap"
+[ "$(prop "/dev/$sddm" DM_SUBSYSTEM_UDEV_FLAG0)" != 1 ] || die "the resize reload of $sdmap carries the reload flag"
+[ "$(prop "/dev/$sddm" MPATH_UNCHANGED)" != 1 ] || die "the resized $sdmap is MPATH_UNCHANGED"
+[ "$(prop "/dev/$sddm" DM_NOSCAN)" != 1 ] || die "the resized $sdmap was not probed again"
+mpathd_stop
+result resize "$before -> 2097152 sectors, probed"

@@ -256,6 +256,18 @@ Result<void> DeviceMapperLib::create(const std::string &name, const std::string 
 
 Result<void> DeviceMapperLib::reload(const std::string &name,
                                      const std::vector<dm::TargetLine> &targets) {
+    // A reload that changes the size (a resized LUN) is a changed disk:
+    // its resume goes without the reload flag, so udev probes it again and
+    // what sits on it learns the new size. So is one whose live table
+    // cannot be read.
+    auto sectors = [](const std::vector<dm::TargetLine> &lines) {
+        uint64_t n = 0;
+        for (const auto &l : lines)
+            n += l.length;
+        return n;
+    };
+    auto live = readTargets(DM_DEVICE_TABLE, "reload", name);
+    const bool sameSize = live && sectors(*live) == sectors(targets);
     {
         DmTask t(DM_DEVICE_RELOAD);
         if (auto r = prepare(t, "reload", name); !r)
@@ -275,7 +287,7 @@ Result<void> DeviceMapperLib::reload(const std::string &name,
     // udev's rules (56-dm-mpath.rules, kpartx's) then neither rescan the
     // map nor re-create its partitions: multipath-tools'
     // MPATH_UDEV_RELOAD_FLAG.
-    return suspendResume(name, false, DM_SUBSYSTEM_UDEV_FLAG0);
+    return suspendResume(name, false, sameSize ? DM_SUBSYSTEM_UDEV_FLAG0 : 0);
 }
 
 Result<std::string> DeviceMapperLib::message(const std::string &name, uint64_t sector,
