@@ -2,8 +2,10 @@
 # Booted with one path of each LUN and without dm-lmpath (purged last
 # boot): / is on mpatha with that path on the stock multipath target
 # (mpathd's fallback), mpathd is active, and the LVM volume made last boot
-# is on mpathb, never on a path. Then mpathd is purged: its files go, the
-# maps stay, and the administrator's wwids and bindings files stay.
+# is on mpathb, never on a path. find_multipaths smart holds a lone new
+# disk back until the systemd timer the rules start ends the wait. Then
+# mpathd is purged: its files go, the maps stay, and the administrator's
+# wwids and bindings files stay.
 # lab-boot: paths=1
 . /lab/lib.sh
 . "$LAB_SRC/lab/rootfs.conf"
@@ -24,6 +26,31 @@ grep -Eq "data +/dev/(mapper/mpathb|dm-[0-9]+)" "$RESULTS/lvs.txt" || die "labvg
 [ -e /dev/labvg/data ] || die "labvg/data was not activated"
 pvs --noheadings -o pv_name 2>&1 | grep -q /dev/sd && die "LVM sees a path: $(pvs 2>&1)"
 result lvm "$(tr -s ' ' < "$RESULTS/lvs.txt")"
+
+# find_multipaths smart under systemd: a lone new disk is held back, the
+# timer the rules start ends the wait, and udev gives the disk to the
+# system for good.
+prop() { udevadm info --query=property --name="$1" | sed -n "s/^$2=//p"; }
+cp /etc/multipath.conf /root/multipath.conf.saved
+printf 'defaults {\n\tuser_friendly_names yes\n\tfind_multipaths smart\n\tfind_multipaths_timeout 5\n}\n' \
+	> /etc/multipath.conf
+modprobe scsi_debug add_host=1 num_tgts=1 max_luns=1 dev_size_mb=16 || die "modprobe scsi_debug failed"
+udevadm settle
+one=$(basename "$(ls -d /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/* | head -n 1)")
+[ -n "$one" ] || die "no scsi_debug disk"
+t0=${EPOCHREALTIME/./}
+[ "$(prop "/dev/$one" DM_MULTIPATH_DEVICE_PATH)" = 1 ] && [ "$(prop "/dev/$one" SYSTEMD_READY)" = 0 ] ||
+	die "$one is not held back: $(udevadm info --query=property --name="/dev/$one" | tr '\n' ' ')"
+[ "$(prop "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL)" -gt 0 ] || die "$one has no FIND_MULTIPATHS_WAIT_UNTIL"
+systemctl list-timers --all --no-pager | grep -q "mpathd-wait-$one.timer" ||
+	die "no mpathd-wait-$one.timer: $(systemctl list-timers --all --no-pager)"
+wait_until 30 sh -c "[ \"\$(udevadm info --query=property --name=/dev/$one | sed -n 's/^DM_MULTIPATH_DEVICE_PATH=//p')\" = 0 ]" ||
+	die "the wait of $one did not end: $(udevadm info --query=property --name="/dev/$one" | tr '\n' ' ')"
+result smart_wait_released_ms $(((${EPOCHREALTIME/./} - t0) / 1000))
+[ "$(prop "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL)" = 0 ] || die "$one: the wait is not marked ended"
+[ "$(prop "/dev/$one" SYSTEMD_READY)" != 0 ] || die "$one was not given to systemd"
+cp /root/multipath.conf.saved /etc/multipath.conf
+modprobe -r scsi_debug || die "scsi_debug did not unload"
 
 dpkg --purge mpathd > "$RESULTS/purge.log" 2>&1 || die "purging mpathd failed: $(tail -n 5 "$RESULTS/purge.log")"
 for f in /usr/sbin/mpathd /usr/bin/mpathctl /lib/udev/rules.d/60-multipath.rules \
