@@ -60,9 +60,11 @@ struct lmpath_ps_type {
 	unsigned int info_args;	/* per-path args printed in INFO status */
 
 	/*
-	 * Build a selector from its table arguments.  @nr_paths is the number
-	 * of paths that add_path will be called for (1..1024), so arrays can be
-	 * sized once.  Return 0 or a negative errno.
+	 * Build a selector from its table arguments.  @nr_paths (1..1024)
+	 * bounds the add_path calls that follow, so arrays can be sized once:
+	 * it is the group's path count, or 1 when that count is invalid (the
+	 * table is then refused before any add_path).  Return 0 or a negative
+	 * errno.
 	 */
 	int (*create)(struct lmpath_ps *ps, unsigned int nr_paths,
 		      unsigned int argc, char **argv);
