@@ -23,13 +23,9 @@
 #include <linux/atomic.h>
 #include <linux/device-mapper.h>
 #include <linux/ktime.h>
-#include <linux/percpu.h>
-#include <linux/slab.h>
 
 #include "lmpath-ps.h"
 
-#define DM_MSG_PREFIX "lmpath historical-service-time"
-#define HST_MIN_IO 1
 #define HST_FIXED_SHIFT 10		/* 10 bits of fraction */
 #define HST_FIXED_MAX (ULLONG_MAX >> HST_FIXED_SHIFT)
 #define HST_FIXED_1 (1 << HST_FIXED_SHIFT)
@@ -40,7 +36,6 @@
 
 struct hst_path {
 	struct lmpath_ps_path *path;
-	unsigned int repeat_count;	/* constant after add_path */
 	atomic64_t service_time;	/* EMA of service time, fixed point */
 	atomic64_t outstanding;		/* I/Os in flight */
 	atomic64_t stale_after;		/* ns; stale when now is past this */
@@ -48,14 +43,17 @@ struct hst_path {
 };
 
 struct hst_selector {
-	unsigned int nr_paths;		/* constant after the constructor */
-	unsigned int capacity;
+	struct lmpath_ps_paths base;	/* cursor: where this CPU's scan starts */
 	atomic_t valid_count;		/* usable paths; slow path writes */
 	unsigned int threshold_multiplier;	/* constant */
 	unsigned int weights[HST_WEIGHT_COUNT];	/* constant */
-	unsigned int __percpu *cursor;	/* where this CPU's next scan starts */
 	struct hst_path paths[];
 };
+
+/* As in stock, any repeat_count is taken without a warning (and printed as 0). */
+static const struct lmpath_ps_spec hst_spec =
+	LMPATH_PS_SPEC("historical-service-time",
+		       LMPATH_PS_CURSOR | LMPATH_PS_KEEP_REPEAT, 1);
 
 /* x^n for a fixed-point x with @frac_bits of fraction, in O(log n). */
 static u64 hst_fixed_power(u64 x, unsigned int frac_bits, unsigned int n)
@@ -111,7 +109,6 @@ static int hst_create(struct lmpath_ps *ps, unsigned int nr_paths,
 	unsigned int base_weight = HST_FIXED_95;
 	unsigned int threshold_multiplier = 0;
 	struct hst_selector *s;
-	unsigned int cpu;
 	char dummy;
 
 	if (argc > 2)
@@ -125,61 +122,36 @@ static int hst_create(struct lmpath_ps *ps, unsigned int nr_paths,
 	    sscanf(argv[1], "%u%c", &threshold_multiplier, &dummy) != 1)
 		return -EINVAL;
 
-	s = kzalloc(struct_size(s, paths, nr_paths), GFP_KERNEL);
+	s = lmpath_ps_alloc(ps, struct_size(s, paths, nr_paths), nr_paths,
+			    &hst_spec);
 	if (!s)
 		return -ENOMEM;
 
-	s->cursor = alloc_percpu(unsigned int);
-	if (!s->cursor) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(s->cursor, cpu) = cpu;
-
-	s->capacity = nr_paths;
 	atomic_set(&s->valid_count, 0);
 	hst_set_weights(s, base_weight);
 	s->threshold_multiplier = threshold_multiplier;
-	ps->context = s;
 	return 0;
-}
-
-static void hst_destroy(struct lmpath_ps *ps)
-{
-	struct hst_selector *s = ps->context;
-
-	free_percpu(s->cursor);
-	kfree(s);
-	ps->context = NULL;
 }
 
 static int hst_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 			unsigned int argc, char **argv, char **error)
 {
 	struct hst_selector *s = ps->context;
-	unsigned int repeat_count = HST_MIN_IO;
+	unsigned int repeat_count;
 	struct hst_path *hp;
-	char dummy;
+	int i;
 
-	if (argc > 1) {
-		*error = "historical-service-time ps: incorrect number of arguments";
+	/* Read only to be checked: TABLE status prints 0 as stock does. */
+	if (lmpath_ps_read_repeat_count(&s->base, argc, argv, &repeat_count,
+					error))
 		return -EINVAL;
-	}
 
-	if (argc && sscanf(argv[0], "%u%c", &repeat_count, &dummy) != 1) {
-		*error = "historical-service-time ps: invalid repeat count";
-		return -EINVAL;
-	}
+	i = lmpath_ps_add_slot(&s->base, error);
+	if (i < 0)
+		return i;
 
-	if (s->nr_paths >= s->capacity) {
-		*error = "historical-service-time ps: too many paths";
-		return -EINVAL;
-	}
-
-	hp = &s->paths[s->nr_paths++];
+	hp = &s->paths[i];
 	hp->path = path;
-	hp->repeat_count = repeat_count;
 	atomic64_set(&hp->service_time, HST_FIXED_1);
 	atomic64_set(&hp->outstanding, 0);
 	atomic64_set(&hp->stale_after, 0);
@@ -273,7 +245,7 @@ static struct lmpath_ps_path *hst_select_path(struct lmpath_ps *ps,
 					      size_t nr_bytes)
 {
 	struct hst_selector *s = ps->context;
-	unsigned int n = s->nr_paths;
+	unsigned int n = s->base.nr_paths;
 	struct hst_snap best = { .hp = NULL }, cur;
 	u64 now = ktime_get_ns();
 	unsigned int i, idx;
@@ -281,7 +253,7 @@ static struct lmpath_ps_path *hst_select_path(struct lmpath_ps *ps,
 	if (!n)
 		return NULL;
 
-	idx = this_cpu_inc_return(*s->cursor) % n;
+	idx = lmpath_ps_scan_start(&s->base);
 	for (i = 0; i < n; i++) {
 		struct hst_path *hp = &s->paths[idx];
 
@@ -374,7 +346,7 @@ const struct lmpath_ps_type lmpath_ps_historical_service_time = {
 	.table_args	= 1,
 	.info_args	= 3,
 	.create		= hst_create,
-	.destroy	= hst_destroy,
+	.destroy	= lmpath_ps_free,
 	.add_path	= hst_add_path,
 	.fail_path	= hst_fail_path,
 	.reinstate_path	= hst_reinstate_path,

@@ -28,20 +28,36 @@ struct ioa_path {
 };
 
 struct ioa_selector {
-	unsigned int nr_paths;		/* constant after the constructor */
-	unsigned int capacity;
+	struct lmpath_ps_paths base;	/* no cursor */
 	struct ioa_path **cpu_map;	/* nr_cpu_ids entries; constant */
 	cpumask_var_t mapped;		/* CPUs with an entry; constant */
 	atomic_t map_misses;		/* I/O from CPUs with no entry */
 	struct ioa_path paths[];
 };
 
+/* Only too_many_paths is used: the one argument is a cpumask. */
+static const struct lmpath_ps_spec ioa_spec =
+	LMPATH_PS_SPEC("io-affinity", 0, 1);
+
+static void ioa_destroy(struct lmpath_ps *ps)
+{
+	struct ioa_selector *s = ps->context;
+	unsigned int i;
+
+	for (i = 0; i < s->base.nr_paths; i++)
+		free_cpumask_var(s->paths[i].cpumask);
+	free_cpumask_var(s->mapped);
+	kfree(s->cpu_map);
+	lmpath_ps_free(ps);
+}
+
 static int ioa_create(struct lmpath_ps *ps, unsigned int nr_paths,
 		      unsigned int argc, char **argv)
 {
 	struct ioa_selector *s;
 
-	s = kzalloc(struct_size(s, paths, nr_paths), GFP_KERNEL);
+	s = lmpath_ps_alloc(ps, struct_size(s, paths, nr_paths), nr_paths,
+			    &ioa_spec);
 	if (!s)
 		return -ENOMEM;
 
@@ -53,47 +69,32 @@ static int ioa_create(struct lmpath_ps *ps, unsigned int nr_paths,
 		goto bad;
 
 	atomic_set(&s->map_misses, 0);
-	s->capacity = nr_paths;
-	ps->context = s;
 	return 0;
 
 bad:
-	kfree(s->cpu_map);
-	kfree(s);
+	ioa_destroy(ps);
 	return -ENOMEM;
-}
-
-static void ioa_destroy(struct lmpath_ps *ps)
-{
-	struct ioa_selector *s = ps->context;
-	unsigned int i;
-
-	for (i = 0; i < s->nr_paths; i++)
-		free_cpumask_var(s->paths[i].cpumask);
-	free_cpumask_var(s->mapped);
-	kfree(s->cpu_map);
-	kfree(s);
-	ps->context = NULL;
 }
 
 static int ioa_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 			unsigned int argc, char **argv, char **error)
 {
 	struct ioa_selector *s = ps->context;
-	struct ioa_path *ip;
 	unsigned int cpu, added = 0;
+	struct ioa_path *ip;
+	int i;
 
 	if (argc != 1) {
 		*error = "io-affinity ps: invalid number of arguments";
 		return -EINVAL;
 	}
 
-	if (s->nr_paths >= s->capacity) {
-		*error = "io-affinity ps: too many paths";
-		return -EINVAL;
-	}
+	/* On an error below, destroy frees the cpumask of this counted slot. */
+	i = lmpath_ps_add_slot(&s->base, error);
+	if (i < 0)
+		return i;
 
-	ip = &s->paths[s->nr_paths];
+	ip = &s->paths[i];
 	if (!zalloc_cpumask_var(&ip->cpumask, GFP_KERNEL)) {
 		*error = "io-affinity ps: Error allocating cpumask context";
 		return -ENOMEM;
@@ -101,7 +102,7 @@ static int ioa_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 
 	if (cpumask_parse(argv[0], ip->cpumask)) {
 		*error = "io-affinity ps: invalid cpumask";
-		goto bad;
+		return -EINVAL;
 	}
 
 	for_each_cpu(cpu, ip->cpumask) {
@@ -121,17 +122,12 @@ static int ioa_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 
 	if (!added) {
 		*error = "io-affinity ps: No new/valid CPU mapping found";
-		goto bad;
+		return -EINVAL;
 	}
 
 	ip->path = path;
 	path->context = ip;
-	s->nr_paths++;
 	return 0;
-
-bad:
-	free_cpumask_var(ip->cpumask);
-	return -EINVAL;
 }
 
 static inline bool ioa_usable(const struct ioa_path *ip)

@@ -11,13 +11,8 @@
  */
 #include <linux/atomic.h>
 #include <linux/device-mapper.h>
-#include <linux/percpu.h>
-#include <linux/slab.h>
 
 #include "lmpath-ps.h"
-
-#define DM_MSG_PREFIX "lmpath queue-length"
-#define QL_MIN_IO 1
 
 struct ql_path {
 	struct lmpath_ps_path *path;
@@ -26,74 +21,41 @@ struct ql_path {
 };
 
 struct ql_selector {
-	unsigned int nr_paths;		/* constant after the constructor */
-	unsigned int capacity;
-	unsigned int __percpu *cursor;	/* where this CPU's next scan starts */
+	struct lmpath_ps_paths base;	/* cursor: where this CPU's scan starts */
 	struct ql_path paths[];
 };
+
+static const struct lmpath_ps_spec ql_spec =
+	LMPATH_PS_SPEC("queue-length", LMPATH_PS_CURSOR, 1);
 
 static int ql_create(struct lmpath_ps *ps, unsigned int nr_paths,
 		     unsigned int argc, char **argv)
 {
 	struct ql_selector *s;
-	unsigned int cpu;
 
 	/* Selector arguments are accepted and ignored, as by the stock one. */
-	s = kzalloc(struct_size(s, paths, nr_paths), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-
-	s->cursor = alloc_percpu(unsigned int);
-	if (!s->cursor) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(s->cursor, cpu) = cpu;
-
-	s->capacity = nr_paths;
-	ps->context = s;
-	return 0;
-}
-
-static void ql_destroy(struct lmpath_ps *ps)
-{
-	struct ql_selector *s = ps->context;
-
-	free_percpu(s->cursor);
-	kfree(s);
-	ps->context = NULL;
+	s = lmpath_ps_alloc(ps, struct_size(s, paths, nr_paths), nr_paths,
+			    &ql_spec);
+	return s ? 0 : -ENOMEM;
 }
 
 static int ql_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 		       unsigned int argc, char **argv, char **error)
 {
 	struct ql_selector *s = ps->context;
-	unsigned int repeat_count = QL_MIN_IO;
+	unsigned int repeat_count;
 	struct ql_path *qp;
-	char dummy;
+	int i;
 
-	if (argc > 1) {
-		*error = "queue-length ps: incorrect number of arguments";
+	if (lmpath_ps_read_repeat_count(&s->base, argc, argv, &repeat_count,
+					error))
 		return -EINVAL;
-	}
 
-	if (argc == 1 && sscanf(argv[0], "%u%c", &repeat_count, &dummy) != 1) {
-		*error = "queue-length ps: invalid repeat count";
-		return -EINVAL;
-	}
+	i = lmpath_ps_add_slot(&s->base, error);
+	if (i < 0)
+		return i;
 
-	if (repeat_count > 1) {
-		DMWARN_LIMIT("repeat_count > 1 is deprecated, using 1 instead");
-		repeat_count = 1;
-	}
-
-	if (s->nr_paths >= s->capacity) {
-		*error = "queue-length ps: too many paths";
-		return -EINVAL;
-	}
-
-	qp = &s->paths[s->nr_paths++];
+	qp = &s->paths[i];
 	qp->path = path;
 	qp->repeat_count = repeat_count;
 	atomic_set(&qp->qlen, 0);
@@ -105,16 +67,16 @@ static struct lmpath_ps_path *ql_select_path(struct lmpath_ps *ps,
 					     size_t nr_bytes)
 {
 	struct ql_selector *s = ps->context;
-	unsigned int n = s->nr_paths;
+	unsigned int n = s->base.nr_paths;
 	struct ql_path *best = NULL;
 	int best_qlen = 0;
-	unsigned int i, idx, start;
+	unsigned int i, idx;
 
 	if (!n)
 		return NULL;
 
-	start = this_cpu_inc_return(*s->cursor) % n;
-	for (i = 0, idx = start; i < n; i++) {
+	idx = lmpath_ps_scan_start(&s->base);
+	for (i = 0; i < n; i++) {
 		struct ql_path *qp = &s->paths[idx];
 
 		if (++idx == n)
@@ -180,7 +142,7 @@ const struct lmpath_ps_type lmpath_ps_queue_length = {
 	.table_args	= 1,
 	.info_args	= 1,
 	.create		= ql_create,
-	.destroy	= ql_destroy,
+	.destroy	= lmpath_ps_free,
 	.add_path	= ql_add_path,
 	.select_path	= ql_select_path,
 	.start_io	= ql_start_io,

@@ -12,12 +12,8 @@
  */
 #include <linux/device-mapper.h>
 #include <linux/percpu.h>
-#include <linux/slab.h>
 
 #include "lmpath-ps.h"
-
-#define DM_MSG_PREFIX "lmpath round-robin"
-#define RR_MIN_IO 1
 
 struct rr_path {
 	struct lmpath_ps_path *path;
@@ -25,76 +21,41 @@ struct rr_path {
 };
 
 struct rr_selector {
-	unsigned int nr_paths;		/* constant after the constructor */
-	unsigned int capacity;
-	unsigned int __percpu *cursor;	/* next index to try, per CPU */
+	struct lmpath_ps_paths base;	/* cursor: next index to try */
 	struct rr_path paths[];
 };
+
+static const struct lmpath_ps_spec rr_spec =
+	LMPATH_PS_SPEC("round-robin", LMPATH_PS_CURSOR, 1);
 
 static int rr_create(struct lmpath_ps *ps, unsigned int nr_paths,
 		     unsigned int argc, char **argv)
 {
 	struct rr_selector *s;
-	unsigned int cpu;
 
 	/* Selector arguments are accepted and ignored, as by the stock one. */
-	s = kzalloc(struct_size(s, paths, nr_paths), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-
-	s->cursor = alloc_percpu(unsigned int);
-	if (!s->cursor) {
-		kfree(s);
-		return -ENOMEM;
-	}
-
-	/* Start CPUs on different paths so they do not move in lockstep. */
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(s->cursor, cpu) = cpu;
-
-	s->capacity = nr_paths;
-	ps->context = s;
-	return 0;
-}
-
-static void rr_destroy(struct lmpath_ps *ps)
-{
-	struct rr_selector *s = ps->context;
-
-	free_percpu(s->cursor);
-	kfree(s);
-	ps->context = NULL;
+	s = lmpath_ps_alloc(ps, struct_size(s, paths, nr_paths), nr_paths,
+			    &rr_spec);
+	return s ? 0 : -ENOMEM;
 }
 
 static int rr_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 		       unsigned int argc, char **argv, char **error)
 {
 	struct rr_selector *s = ps->context;
-	unsigned int repeat_count = RR_MIN_IO;
+	unsigned int repeat_count;
 	struct rr_path *rp;
-	char dummy;
+	int i;
 
-	if (argc > 1) {
-		*error = "round-robin ps: incorrect number of arguments";
+	if (lmpath_ps_read_repeat_count(&s->base, argc, argv, &repeat_count,
+					error))
 		return -EINVAL;
-	}
 
-	if (argc == 1 && sscanf(argv[0], "%u%c", &repeat_count, &dummy) != 1) {
-		*error = "round-robin ps: invalid repeat count";
-		return -EINVAL;
-	}
+	i = lmpath_ps_add_slot(&s->base, error);
+	if (i < 0)
+		return i;
 
-	if (repeat_count > 1) {
-		DMWARN_LIMIT("repeat_count > 1 is deprecated, using 1 instead");
-		repeat_count = 1;
-	}
-
-	if (s->nr_paths >= s->capacity) {
-		*error = "round-robin ps: too many paths";
-		return -EINVAL;
-	}
-
-	rp = &s->paths[s->nr_paths++];
+	rp = &s->paths[i];
 	rp->path = path;
 	rp->repeat_count = repeat_count;
 	path->context = rp;
@@ -105,7 +66,7 @@ static struct lmpath_ps_path *rr_select_path(struct lmpath_ps *ps,
 					     size_t nr_bytes)
 {
 	struct rr_selector *s = ps->context;
-	unsigned int n = s->nr_paths;
+	unsigned int n = s->base.nr_paths;
 	unsigned int i, idx;
 
 	if (!n)
@@ -113,16 +74,16 @@ static struct lmpath_ps_path *rr_select_path(struct lmpath_ps *ps,
 
 	/*
 	 * A preemption between the read and the write below only makes two
-	 * CPUs share a starting point once; it never picks an unusable path.
+	 * CPUs share a starting point once.
 	 */
-	idx = this_cpu_read(*s->cursor) % n;
+	idx = this_cpu_read(*s->base.cursor) % n;
 	for (i = 0; i < n; i++) {
 		struct lmpath_ps_path *p = s->paths[idx].path;
 
 		if (++idx == n)
 			idx = 0;
 		if (lmpath_ps_path_usable(p)) {
-			this_cpu_write(*s->cursor, idx);
+			this_cpu_write(*s->base.cursor, idx);
 			return p;
 		}
 	}
@@ -161,7 +122,7 @@ const struct lmpath_ps_type lmpath_ps_round_robin = {
 	.table_args	= 1,
 	.info_args	= 0,
 	.create		= rr_create,
-	.destroy	= rr_destroy,
+	.destroy	= lmpath_ps_free,
 	.add_path	= rr_add_path,
 	.select_path	= rr_select_path,
 	.status		= rr_status,

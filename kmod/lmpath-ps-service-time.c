@@ -14,13 +14,9 @@
  */
 #include <linux/atomic.h>
 #include <linux/device-mapper.h>
-#include <linux/percpu.h>
-#include <linux/slab.h>
 
 #include "lmpath-ps.h"
 
-#define DM_MSG_PREFIX "lmpath service-time"
-#define ST_MIN_IO 1
 #define ST_MAX_RELATIVE_THROUGHPUT 100
 #define ST_MAX_RELATIVE_THROUGHPUT_SHIFT 7
 #define ST_MAX_INFLIGHT_SIZE ((u64)-1 >> ST_MAX_RELATIVE_THROUGHPUT_SHIFT)
@@ -33,68 +29,37 @@ struct st_path {
 };
 
 struct st_selector {
-	unsigned int nr_paths;		/* constant after the constructor */
-	unsigned int capacity;
-	unsigned int __percpu *cursor;	/* where this CPU's next scan starts */
+	struct lmpath_ps_paths base;	/* cursor: where this CPU's scan starts */
 	struct st_path paths[];
 };
+
+static const struct lmpath_ps_spec st_spec =
+	LMPATH_PS_SPEC("service-time", LMPATH_PS_CURSOR, 2);
 
 static int st_create(struct lmpath_ps *ps, unsigned int nr_paths,
 		     unsigned int argc, char **argv)
 {
 	struct st_selector *s;
-	unsigned int cpu;
 
 	/* Selector arguments are accepted and ignored, as by the stock one. */
-	s = kzalloc(struct_size(s, paths, nr_paths), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-
-	s->cursor = alloc_percpu(unsigned int);
-	if (!s->cursor) {
-		kfree(s);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(s->cursor, cpu) = cpu;
-
-	s->capacity = nr_paths;
-	ps->context = s;
-	return 0;
-}
-
-static void st_destroy(struct lmpath_ps *ps)
-{
-	struct st_selector *s = ps->context;
-
-	free_percpu(s->cursor);
-	kfree(s);
-	ps->context = NULL;
+	s = lmpath_ps_alloc(ps, struct_size(s, paths, nr_paths), nr_paths,
+			    &st_spec);
+	return s ? 0 : -ENOMEM;
 }
 
 static int st_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 		       unsigned int argc, char **argv, char **error)
 {
 	struct st_selector *s = ps->context;
-	unsigned int repeat_count = ST_MIN_IO;
 	unsigned int relative_throughput = 1;
+	unsigned int repeat_count;
 	struct st_path *sp;
 	char dummy;
+	int i;
 
-	if (argc > 2) {
-		*error = "service-time ps: incorrect number of arguments";
+	if (lmpath_ps_read_repeat_count(&s->base, argc, argv, &repeat_count,
+					error))
 		return -EINVAL;
-	}
-
-	if (argc && sscanf(argv[0], "%u%c", &repeat_count, &dummy) != 1) {
-		*error = "service-time ps: invalid repeat count";
-		return -EINVAL;
-	}
-
-	if (repeat_count > 1) {
-		DMWARN_LIMIT("repeat_count > 1 is deprecated, using 1 instead");
-		repeat_count = 1;
-	}
 
 	if (argc == 2 &&
 	    (sscanf(argv[1], "%u%c", &relative_throughput, &dummy) != 1 ||
@@ -103,12 +68,11 @@ static int st_add_path(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 		return -EINVAL;
 	}
 
-	if (s->nr_paths >= s->capacity) {
-		*error = "service-time ps: too many paths";
-		return -EINVAL;
-	}
+	i = lmpath_ps_add_slot(&s->base, error);
+	if (i < 0)
+		return i;
 
-	sp = &s->paths[s->nr_paths++];
+	sp = &s->paths[i];
 	sp->path = path;
 	sp->repeat_count = repeat_count;
 	sp->relative_throughput = relative_throughput;
@@ -161,7 +125,7 @@ static struct lmpath_ps_path *st_select_path(struct lmpath_ps *ps,
 					     size_t nr_bytes)
 {
 	struct st_selector *s = ps->context;
-	unsigned int n = s->nr_paths;
+	unsigned int n = s->base.nr_paths;
 	struct st_path *best = NULL;
 	u64 best_sz = 0;
 	unsigned int i, idx;
@@ -169,7 +133,7 @@ static struct lmpath_ps_path *st_select_path(struct lmpath_ps *ps,
 	if (!n)
 		return NULL;
 
-	idx = this_cpu_inc_return(*s->cursor) % n;
+	idx = lmpath_ps_scan_start(&s->base);
 	for (i = 0; i < n; i++) {
 		struct st_path *sp = &s->paths[idx];
 		u64 sz;
@@ -237,7 +201,7 @@ const struct lmpath_ps_type lmpath_ps_service_time = {
 	.table_args	= 2,
 	.info_args	= 2,
 	.create		= st_create,
-	.destroy	= st_destroy,
+	.destroy	= lmpath_ps_free,
 	.add_path	= st_add_path,
 	.select_path	= st_select_path,
 	.start_io	= st_start_io,

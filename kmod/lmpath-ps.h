@@ -18,6 +18,7 @@
 #define DM_LMPATH_PS_H
 
 #include <linux/device-mapper.h>
+#include <linux/percpu.h>
 
 /*
  * Path state bits in lmpath_ps_path.flags.  The core owns them: it clears
@@ -60,9 +61,11 @@ struct lmpath_ps_type {
 	unsigned int info_args;	/* per-path args printed in INFO status */
 
 	/*
-	 * Build a selector from its table arguments.  @nr_paths is the number
-	 * of paths that add_path will be called for (1..1024), so arrays can be
-	 * sized once.  Return 0 or a negative errno.
+	 * Build a selector from its table arguments.  @nr_paths (1..1024)
+	 * bounds the add_path calls that follow, so arrays can be sized once:
+	 * it is the group's path count, or 1 when that count is invalid (the
+	 * table is then refused before any add_path).  Return 0 or a negative
+	 * errno.
 	 */
 	int (*create)(struct lmpath_ps *ps, unsigned int nr_paths,
 		      unsigned int argc, char **argv);
@@ -118,6 +121,86 @@ struct lmpath_ps_type {
 	void (*end_io)(struct lmpath_ps *ps, struct lmpath_ps_path *path,
 		       size_t nr_bytes, u64 start_time);
 };
+
+/* lmpath_ps_spec.flags */
+#define LMPATH_PS_CURSOR	0x1	/* keep a per-CPU cursor */
+#define LMPATH_PS_KEEP_REPEAT	0x2	/* take a repeat_count above 1, no warning */
+
+/* What a selector asks of the shared bookkeeping below; one per selector. */
+struct lmpath_ps_spec {
+	const char *name;		/* lmpath_ps_type.name, for the log */
+	unsigned int flags;		/* LMPATH_PS_* */
+	unsigned int max_args;		/* per-path arguments, repeat_count first */
+	char *bad_nr_args;		/* add_path errors, worded as stock */
+	char *bad_repeat_count;
+	char *too_many_paths;
+};
+
+/* The spec of selector @sel, with the stock selectors' error messages. */
+#define LMPATH_PS_SPEC(sel, fl, max) {					\
+	.name			= sel,					\
+	.flags			= fl,					\
+	.max_args		= max,					\
+	.bad_nr_args		= sel " ps: incorrect number of arguments", \
+	.bad_repeat_count	= sel " ps: invalid repeat count",	\
+	.too_many_paths		= sel " ps: too many paths",		\
+}
+
+/*
+ * The bookkeeping every selector keeps the same way (lmpath-ps.c): its
+ * per-path records in an array in table order, sized by create for the
+ * nr_paths it is given and filled by add_path, and (LMPATH_PS_CURSOR) a
+ * per-CPU cursor where each CPU's scan of them starts.  A selector's
+ * per-group struct starts with this and ends with the array; create calls
+ * lmpath_ps_alloc(), add_path lmpath_ps_read_repeat_count() (for a leading
+ * [<repeat_count>]) and lmpath_ps_add_slot(), destroy lmpath_ps_free().
+ */
+struct lmpath_ps_paths {
+	const struct lmpath_ps_spec *spec;
+	unsigned int nr_paths;		/* filled; constant after the constructor */
+	unsigned int capacity;		/* allocated: create's nr_paths */
+	unsigned int __percpu *cursor;	/* per CPU; NULL without LMPATH_PS_CURSOR */
+};
+
+/*
+ * Allocate @size zeroed bytes for a selector struct that starts with a
+ * struct lmpath_ps_paths, for @nr_paths paths; with LMPATH_PS_CURSOR also a
+ * per-CPU cursor, CPU n's starting at n so that CPUs do not scan in
+ * lockstep.  Sets ps->context.  Returns it, or NULL when out of memory.
+ */
+void *lmpath_ps_alloc(struct lmpath_ps *ps, size_t size, unsigned int nr_paths,
+		      const struct lmpath_ps_spec *spec);
+
+/* Free what lmpath_ps_alloc() allocated, and clear ps->context. */
+void lmpath_ps_free(struct lmpath_ps *ps);
+
+/*
+ * Check add_path's argument count against spec->max_args and read the
+ * optional leading <repeat_count> into *@repeat_count (default 1).  Unless
+ * LMPATH_PS_KEEP_REPEAT, a value above 1 becomes 1, with a warning, as in
+ * the stock selectors that deprecated it.  Returns 0, or -EINVAL
+ * with *@error set.
+ */
+int lmpath_ps_read_repeat_count(const struct lmpath_ps_paths *b,
+				unsigned int argc, char **argv,
+				unsigned int *repeat_count, char **error);
+
+/*
+ * Take the next record, counted at once so that destroy also frees what a
+ * failed add_path left in it.  Returns its index, or -EINVAL with *@error
+ * set when create was told of fewer paths.
+ */
+int lmpath_ps_add_slot(struct lmpath_ps_paths *b, char **error);
+
+/*
+ * Fast path: where this CPU's next scan of the records starts, one further
+ * on each call, so that ties go to each path in turn.  Needs
+ * LMPATH_PS_CURSOR and at least one record.
+ */
+static inline unsigned int lmpath_ps_scan_start(struct lmpath_ps_paths *b)
+{
+	return this_cpu_inc_return(*b->cursor) % b->nr_paths;
+}
 
 /* lmpath-ps.c: the built-in selectors, looked up by table name. */
 const struct lmpath_ps_type *lmpath_ps_lookup(const char *name);

@@ -439,6 +439,7 @@ void lmpath_shim_log(const char *level, const char *prefix, const char *fmt, ...
 	__attribute__((format(printf, 3, 4)));
 #define pr_err(fmt, ...) lmpath_shim_log(KERN_ERR, "", fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) lmpath_shim_log(KERN_WARNING, "", fmt, ##__VA_ARGS__)
+#define pr_warn_ratelimited pr_warn
 #define pr_info(fmt, ...) lmpath_shim_log(KERN_INFO, "", fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) lmpath_shim_log(KERN_DEBUG, "", fmt, ##__VA_ARGS__)
 #define WARN_ON(c) ({ bool _c = !!(c); if (_c) lmpath_shim_log(KERN_WARNING, "", "WARN_ON %s:%d", __FILE__, __LINE__); _c; })

@@ -144,6 +144,31 @@ TEST_F(RoundRobin, TreatsARepeatCountAboveOneAsOneLikeStock) {
     EXPECT_NE(g.select(), first) << "a repeat count of 100 kept the path";
 }
 
+// Stock round-robin, queue-length and service-time store a repeat_count
+// above 1 as 1 and warn; stock historical-service-time takes it silently
+// and prints 0.
+TEST_F(EverySelector, TakesARepeatCountAboveOneAsTheStockSelectorDoes) {
+    struct Case {
+        const char *table, *printed;
+        unsigned long warnings;
+    };
+    const Case cases[] = {
+        {"0 0 1 1 round-robin 0 2 1 8:16 5 8:32 0", "0 0 1 1 round-robin 0 2 1 8:16 1 8:32 0", 1},
+        {"0 0 1 1 queue-length 0 2 1 8:16 5 8:32 7", "0 0 1 1 queue-length 0 2 1 8:16 1 8:32 1", 2},
+        {"0 0 1 1 service-time 0 2 2 8:16 5 2 8:32 0 3",
+         "0 0 1 1 service-time 0 2 2 8:16 1 2 8:32 0 3", 1},
+        {"0 0 1 1 historical-service-time 0 2 1 8:16 5 8:32 7",
+         "0 0 1 1 historical-service-time 2 972 0 2 1 8:16 0 8:32 0", 0},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.table);
+        const unsigned long before = __atomic_load_n(&lmpath_shim_warnings, __ATOMIC_RELAXED);
+        Group g(c.table);
+        EXPECT_EQ(__atomic_load_n(&lmpath_shim_warnings, __ATOMIC_RELAXED) - before, c.warnings);
+        EXPECT_EQ(tableOf(g.map()), c.printed);
+    }
+}
+
 TEST_F(RoundRobin, SkipsAFailedPathAndUsesItAgainAfterReinstate) {
     Group g(tableFor("round-robin", 3));
     g.fail(g.path(1));
