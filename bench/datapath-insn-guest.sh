@@ -1,20 +1,18 @@
 #!/bin/bash
 # lab-timeout: 540
 # Guest side of bench/datapath --insn (run it through that script, under
-# lab/run --insn-count).  Counts the guest instructions of fio runs with a
-# fixed number of 4k random reads (same offsets every run) on null_blk, for
-# the raw device and for stock multipath and lmpath in rq and bio mode with
-# every selector, at queue depth 1 and 32.  Each configuration runs with
-# N1 and N2 I/Os; lab/insn/report divides the difference by N2 - N1, so
-# what one fio run costs once (start, open, exit) cancels out.  Writes
-#   $RESULTS/kallsyms                      the symbols after loading
-#   $RESULTS/insn/<config>-qd<Q>-n<N>-r<R>.txt   one counting window each
-#   $RESULTS/insn.txt   "insn <config> <qd> <ios> <repeat> <read KiB> <file>"
+# lab/run --insn-count).  Counts the guest instructions of exactly N 4k
+# random reads (the same offsets every run; lab/insn/aio-read.c, Linux AIO
+# on CPU 0) on null_blk, for the raw device and for stock multipath and
+# lmpath in rq and bio mode with every selector, at queue depth 1 and 32.
+# Writes
+#   $RESULTS/kallsyms                         the symbols after loading
+#   $RESULTS/insn/<config>-qd<Q>-r<R>.txt     one counting window each
+#   $RESULTS/insn.txt   "insn <config> <qd> <N> <repeat> <file>"
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
 
 REPEATS=${REPEATS:-3}
-N1=${N1:-1000}
-N2=${N2:-5000}
+N=${N:-2000}
 QDS=${QDS:-1 32}
 SELECTORS=${SELECTORS:-round-robin queue-length service-time}
 TARGETS=${TARGETS:-multipath lmpath}
@@ -48,25 +46,14 @@ done
 udevadm settle --timeout=30
 insn_kallsyms "$RESULTS/kallsyms"
 
-# counted CONFIG DEVICE QD IOS: one window around one fio run, on CPU 0
-# (null_blk completes inline there, so the I/O path stays on one CPU).
-counted() {
-	local f=$RESULTS/insn/$1-qd$3-n$4-r$rep.txt kib
-	insn_begin
-	kib=$(fio --name="$1" --filename="$2" --ioengine=libaio --direct=1 --rw=randread \
-		--bs=4k --iodepth="$3" --numjobs=1 --io_size=$(($4 * 4))k --norandommap \
-		--randrepeat=1 --cpus_allowed=0 --output-format=terse | cut -s -d';' -f6)
-	insn_end "$f"
-	echo "insn $1 $3 $4 $rep ${kib:-0} ${f#"$RESULTS"/}" | tee -a "$out"
-}
-
 for rep in $(seq 1 "$REPEATS"); do
 	for qd in $QDS; do
 		for c in "${configs[@]}"; do
 			dev=/dev/mapper/bm-$c
 			[ "$c" = raw ] && dev=/dev/nullb0
-			counted "$c" "$dev" "$qd" "$N1"
-			counted "$c" "$dev" "$qd" "$N2"
+			f=insn/$c-qd$qd-r$rep.txt
+			insn_read "$dev" "$qd" "$N" "$RESULTS/$f"
+			echo "insn $c $qd $N $rep $f" | tee -a "$out"
 		done
 	done
 done

@@ -70,7 +70,13 @@ load_lmpath() { modprobe dm-lmpath "$@" || die "modprobe dm-lmpath $* failed"; }
 # insn_begin: open a counting window; insn_end FILE: close it and keep its
 # counts (guest virtual addresses) in FILE; insn_kallsyms FILE: the symbol
 # table that maps them to functions (take it after loading the modules).
+# insn_read DEV QD N FILE: a window around exactly N 4k random reads of DEV
+# with QD in flight (lab/insn/aio-read.c), kept in FILE.
 insn_counting() { [ -x "$LAB_SHARE/insn/mark" ]; }
+insn_read() {
+	"$LAB_SHARE/insn/aio-read" "$1" "$2" "$3" >/dev/null || die "aio-read $1 $2 $3 failed"
+	cp "$LAB_SHARE/insn/last.txt" "$4" || die "the counter wrote no window"
+}
 insn_begin() { "$LAB_SHARE/insn/mark" on || die "no instruction counter (lab/run --insn-count)"; }
 insn_end() {
 	"$LAB_SHARE/insn/mark" off || die "no instruction counter (lab/run --insn-count)"

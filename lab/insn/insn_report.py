@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """Map instruction-counter windows (insn-count.c) to guest functions.
 
-usage: lab/insn/insn_report.py KALLSYMS WINDOW1 N1 WINDOW2 N2 [--top N]
-                               [--module MOD]...
+usage: lab/insn/insn_report.py KALLSYMS WINDOW N [--top N] [--module MOD]...
 
-Prints the guest kernel's instructions and atomic instructions per I/O,
-(WINDOW2 - WINDOW1) / (N2 - N1), by function, heaviest first: what a run
-costs once (process start, open, exit) cancels out.  Functions that spin
-or idle (IDLE) are left out of the kernel total; user-space instructions
-are counted apart.  bench/datapath imports this file for its table."""
+Prints the guest kernel's instructions and atomic instructions per I/O in
+a window of N I/Os (lab/insn/aio-read.c), by function, heaviest first.
+Functions that spin or idle (IDLE) are left out of the kernel total;
+user-space instructions are counted apart.  bench/datapath imports this
+file for its table."""
 
 import argparse
 import bisect
@@ -92,14 +91,9 @@ def profile(syms, window):
     return prof
 
 
-def per_io(p1, n1, p2, n2):
-    """Per-I/O counts from two windows of n1 and n2 I/Os."""
-    d = n2 - n1
-    out = {}
-    for k in set(p1) | set(p2):
-        a, b = p1.get(k, [0, 0]), p2.get(k, [0, 0])
-        out[k] = [(b[0] - a[0]) / d, (b[1] - a[1]) / d]
-    return out
+def per_io(prof, n):
+    """Per-I/O counts of a window of n I/Os."""
+    return {k: [v[0] / n, v[1] / n] for k, v in prof.items()}
 
 
 def summary(prof, own_modules):
@@ -128,17 +122,14 @@ def summary(prof, own_modules):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("kallsyms")
-    p.add_argument("window1")
-    p.add_argument("n1", type=int)
-    p.add_argument("window2")
-    p.add_argument("n2", type=int)
+    p.add_argument("window")
+    p.add_argument("n", type=int)
     p.add_argument("--top", type=int, default=40)
     p.add_argument("--module", action="append", default=[],
                    help="list only this module's functions (repeatable)")
     args = p.parse_args()
     syms = Symbols.load(args.kallsyms)
-    prof = per_io(profile(syms, read_window(args.window1)), args.n1,
-                  profile(syms, read_window(args.window2)), args.n2)
+    prof = per_io(profile(syms, read_window(args.window)), args.n)
     s = summary(prof, set(args.module))
     print(f"per I/O: kernel {s['kernel']:.1f} instructions, {s['kernel_atomics']:.2f} atomics "
           f"({s['spin_locks']:.2f} spin locks); user {s['user']:.1f}; idle/spin {s['idle']:.1f}")
