@@ -65,6 +65,28 @@ devt() { cat "/sys/class/block/$1/dev"; }
 # load_lmpath [params...]: load the project's module.
 load_lmpath() { modprobe dm-lmpath "$@" || die "modprobe dm-lmpath $* failed"; }
 
+# Instruction counting (lab/run --insn-count, see lab/insn/insn-count.c).
+# insn_counting: 0 when the guest runs under the counter.
+# insn_begin: open a counting window; insn_end FILE: close it and keep its
+# counts (guest virtual addresses) in FILE; insn_kallsyms FILE: the symbol
+# table that maps them to functions (take it after loading the modules).
+# insn_read DEV QD N FILE: a window around exactly N 4k random reads of DEV
+# with QD in flight (lab/insn/aio-read.c), kept in FILE.
+insn_counting() { [ -x "$LAB_SHARE/insn/mark" ]; }
+insn_read() {
+	"$LAB_SHARE/insn/aio-read" "$1" "$2" "$3" >/dev/null || die "aio-read $1 $2 $3 failed"
+	cp "$LAB_SHARE/insn/last.txt" "$4" || die "the counter wrote no window"
+}
+insn_begin() { "$LAB_SHARE/insn/mark" on || die "no instruction counter (lab/run --insn-count)"; }
+insn_end() {
+	"$LAB_SHARE/insn/mark" off || die "no instruction counter (lab/run --insn-count)"
+	cp "$LAB_SHARE/insn/last.txt" "$1" || die "the counter wrote no window"
+}
+insn_kallsyms() {
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	cat /proc/kallsyms >"$1"
+}
+
 # host_request JSON: ask the host side of the lab to act; prints its reply.
 host_request() {
 	local id
