@@ -8,6 +8,7 @@
 # interleaved: every configuration runs once per round, so drift in the
 # emulated machine hits all of them alike.
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
+. "${LAB_SRC:-/src}/bench/datapath-lib.sh"
 
 REPEATS=${REPEATS:-5}
 RUNTIME=${RUNTIME:-5}
@@ -33,26 +34,7 @@ randread() {
 }
 
 # --- null_blk: the target's own cost, no device latency
-modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=16 hw_queue_depth=128 ||
-	die "cannot load null_blk"
-udevadm settle --timeout=30
-LM_DEVS=("$(cat /sys/block/nullb0/dev)" "$(cat /sys/block/nullb1/dev)")
-LM_SECTORS=$(blockdev --getsz /dev/nullb0)
-configs=(raw)
-for target in $TARGETS; do
-	for mode in $MODES; do
-		for sel in $SELECTORS; do
-			feat=0
-			[ "$mode" = bio ] && feat="2 queue_mode bio"
-			name=$target-$mode-$sel
-			lm_create "bm-$name" "$target" \
-				"$feat 0 1 1 $sel 0 2 0 ${LM_DEVS[0]} ${LM_DEVS[1]}" ||
-				die "cannot create $name"
-			configs+=("$name")
-		done
-	done
-done
-udevadm settle --timeout=30
+datapath_maps
 for rep in $(seq 1 "$REPEATS"); do
 	for c in "${configs[@]}"; do
 		if [ "$c" = raw ]; then

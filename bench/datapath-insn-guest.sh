@@ -10,6 +10,7 @@
 #   $RESULTS/insn/<config>-qd<Q>-r<R>.txt     one counting window each
 #   $RESULTS/insn.txt   "insn <config> <qd> <N> <repeat> <file>"
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
+. "${LAB_SRC:-/src}/bench/datapath-lib.sh"
 
 REPEATS=${REPEATS:-3}
 N=${N:-2000}
@@ -24,26 +25,7 @@ insn_counting || die "not under the instruction counter (lab/run --insn-count)"
 
 lm_target_load multipath
 lm_target_load lmpath
-modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=16 hw_queue_depth=128 ||
-	die "cannot load null_blk"
-udevadm settle --timeout=30
-LM_DEVS=("$(cat /sys/block/nullb0/dev)" "$(cat /sys/block/nullb1/dev)")
-LM_SECTORS=$(blockdev --getsz /dev/nullb0)
-configs=(raw)
-for target in $TARGETS; do
-	for mode in $MODES; do
-		for sel in $SELECTORS; do
-			feat=0
-			[ "$mode" = bio ] && feat="2 queue_mode bio"
-			name=$target-$mode-$sel
-			lm_create "bm-$name" "$target" \
-				"$feat 0 1 1 $sel 0 2 0 ${LM_DEVS[0]} ${LM_DEVS[1]}" ||
-				die "cannot create $name"
-			configs+=("$name")
-		done
-	done
-done
-udevadm settle --timeout=30
+datapath_maps
 insn_kallsyms "$RESULTS/kallsyms"
 
 for rep in $(seq 1 "$REPEATS"); do
