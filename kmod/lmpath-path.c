@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-lmpath: choosing the path for an I/O and deciding whether it must
- * wait (fast path, lock-free), and starting and ending pg_init.
+ * wait (fast path, lock-free), starting and ending pg_init, and the
+ * order in which suspend and dtr wait for all of it.
  *
  * This file touches no bio, request or scsi_dh: what it needs from the
  * block layer side (queueing the work items, kicking queued I/O) are the
@@ -12,6 +13,7 @@
 #include <linux/jiffies.h>
 #include <linux/llist.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "lmpath.h"
 
@@ -356,4 +358,58 @@ enum lmpath_bio_choice lmpath_map_bio_path(struct lmpath *m, size_t nr_bytes,
 	}
 
 	return LMPATH_BIO_PATH;
+}
+
+/*
+ *---------------------------------------------------------------
+ * Quiescing: postsuspend and dtr (slow path)
+ *---------------------------------------------------------------
+ */
+
+/*
+ * Wait until no pg_init runs and none can start, then for the other work
+ * items.  New pg_init is disabled first; then the pg_init work map may
+ * have kicked is flushed (it sees PG_INIT_DISABLED and starts nothing),
+ * and the activations already queued complete.  They are waited for with
+ * or without a hardware handler.  lmpath_pg_init_finished() drops
+ * pg_init_in_progress under m->lock and is done with @m once it unlocks,
+ * so taking the lock after the count reached zero waits for its tail.
+ * Then the fail work, which may queue the table event and arm the no-path
+ * timer, before the drain and the event.
+ */
+void lmpath_flush_all(struct lmpath *m)
+{
+	unsigned long flags;
+	bool disabled;
+
+	spin_lock_irqsave(&m->lock, flags);
+	disabled = !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_race_point(m, "pg_init disabled");
+
+	lmpath_flush(m, LMPATH_FLUSH_PG_INIT_WORK);
+	if (atomic_read(&m->pg_init_in_progress))
+		lmpath_flush(m, LMPATH_FLUSH_ACTIVATIONS);
+	io_wait_event(m->pg_init_wait, !atomic_read(&m->pg_init_in_progress));
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (disabled)
+		clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	lmpath_flush(m, LMPATH_FLUSH_FAIL_WORK);
+	lmpath_flush(m, LMPATH_FLUSH_QUEUED_IO);
+	lmpath_flush(m, LMPATH_FLUSH_EVENT);
+}
+
+/*
+ * dtr: as postsuspend, then the no-path timer, which a failure reported
+ * by the work waited for above may have armed, and the drain work the
+ * timer's function may have kicked.
+ */
+void lmpath_stop(struct lmpath *m)
+{
+	lmpath_flush_all(m);
+	lmpath_flush(m, LMPATH_FLUSH_NOPATH_TIMER);
+	lmpath_flush(m, LMPATH_FLUSH_QUEUED_IO);
 }

@@ -1037,68 +1037,40 @@ bad:
 	return r;
 }
 
-static void lmpath_wait_for_pg_init_completion(struct lmpath *m)
+/* The hook lmpath-path.c's quiescing drives (see lmpath.h). */
+void lmpath_flush(struct lmpath *m, enum lmpath_flush what)
 {
-	DEFINE_WAIT(wait);
-
-	for (;;) {
-		prepare_to_wait(&m->pg_init_wait, &wait, TASK_UNINTERRUPTIBLE);
-		if (!atomic_read(&m->pg_init_in_progress))
-			break;
-		io_schedule();
-	}
-	finish_wait(&m->pg_init_wait, &wait);
-}
-
-/*
- * Wait until no pg_init runs and none can start.  New ones are disabled
- * first; then the pg_init work map may have kicked is flushed (it sees
- * PG_INIT_DISABLED and starts nothing), and the activations already
- * queued complete.  Activations run with or without a hardware handler
- * (without one, scsi_dh answers SCSI_DH_NOSYS), so both wait.
- * pg_init_done() drops pg_init_in_progress under m->lock and is done with
- * @m once it unlocks, so taking the lock after the count reached zero
- * waits for its tail.  Then the other work items, fail work first: it
- * may queue the table event.
- */
-static void flush_lmpath_work(struct lmpath *m)
-{
-	unsigned long flags;
 	unsigned int i, j;
-	bool disabled;
 
-	spin_lock_irqsave(&m->lock, flags);
-	disabled = !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags);
-	spin_unlock_irqrestore(&m->lock, flags);
-
-	flush_work(&m->pg_init_work);
-	if (atomic_read(&m->pg_init_in_progress))
+	switch (what) {
+	case LMPATH_FLUSH_PG_INIT_WORK:
+		flush_work(&m->pg_init_work);
+		break;
+	case LMPATH_FLUSH_ACTIVATIONS:
 		flush_workqueue(klmpath_handlerd);
-	lmpath_wait_for_pg_init_completion(m);
-
-	spin_lock_irqsave(&m->lock, flags);
-	if (disabled)
-		clear_bit(LMPF_PG_INIT_DISABLED, &m->flags);
-	spin_unlock_irqrestore(&m->lock, flags);
-
-	for (i = 0; i < m->nr_pgs; i++)
-		for (j = 0; j < m->pgs[i].nr_paths; j++)
-			flush_work(&m->pgs[i].paths[j].fail_work);
-	flush_work(&m->process_queued_bios);
-	flush_work(&m->trigger_event);
+		break;
+	case LMPATH_FLUSH_FAIL_WORK:
+		for (i = 0; i < m->nr_pgs; i++)
+			for (j = 0; j < m->pgs[i].nr_paths; j++)
+				flush_work(&m->pgs[i].paths[j].fail_work);
+		break;
+	case LMPATH_FLUSH_QUEUED_IO:
+		flush_work(&m->process_queued_bios);
+		break;
+	case LMPATH_FLUSH_EVENT:
+		flush_work(&m->trigger_event);
+		break;
+	case LMPATH_FLUSH_NOPATH_TIMER:
+		disable_nopath_timeout(m);
+		break;
+	}
 }
 
 static void lmpath_dtr(struct dm_target *ti)
 {
 	struct lmpath *m = ti->private;
 
-	flush_lmpath_work(m);
-	/*
-	 * After the fail work, which may arm the no-path timer; the timer
-	 * may have kicked the drain work.
-	 */
-	disable_nopath_timeout(m);
-	flush_work(&m->process_queued_bios);
+	lmpath_stop(m);
 	free_lmpath(m);
 }
 
@@ -1127,7 +1099,7 @@ static void lmpath_postsuspend(struct dm_target *ti)
 	struct lmpath *m = ti->private;
 
 	mutex_lock(&m->work_mutex);
-	flush_lmpath_work(m);
+	lmpath_flush_all(m);
 	mutex_unlock(&m->work_mutex);
 }
 

@@ -7,7 +7,8 @@
  *   lmpath-table.c  constructor parsing and status text (both directions
  *                   of the table grammar)
  *   lmpath-ps*.c    path selectors behind struct lmpath_ps_type
- *   lmpath-path.c   choosing the path, holding I/O, starting pg_init
+ *   lmpath-path.c   choosing the path, holding I/O, starting pg_init,
+ *                   quiescing for suspend and dtr
  *   lmpath-target.c everything that touches bios, requests, scsi_dh,
  *                   uevents and workqueues, and the module itself
  *
@@ -201,6 +202,26 @@ void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
 void lmpath_kick_queued_io(struct lmpath *m);
 void lmpath_queue_pg_init_work(struct lmpath *m);
 bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay);
+
+/*
+ * lmpath-path.c: quiescing.  lmpath_flush_all() (postsuspend) returns
+ * when no pg_init runs or can start and the work items have run;
+ * lmpath_stop() (dtr) also stops the no-path timer, after which nothing
+ * of @m runs.  lmpath-target.c's lmpath_flush() waits for one kind of
+ * work item (the no-path timer: deletes it and waits for its function).
+ */
+enum lmpath_flush {
+	LMPATH_FLUSH_PG_INIT_WORK,	/* the pg_init work map kicked */
+	LMPATH_FLUSH_ACTIVATIONS,	/* queued scsi_dh activations start */
+	LMPATH_FLUSH_FAIL_WORK,		/* every path's failure report */
+	LMPATH_FLUSH_QUEUED_IO,		/* bio mode's drain work */
+	LMPATH_FLUSH_EVENT,		/* the table event */
+	LMPATH_FLUSH_NOPATH_TIMER,	/* the queue_if_no_path timeout */
+};
+
+void lmpath_flush_all(struct lmpath *m);
+void lmpath_stop(struct lmpath *m);
+void lmpath_flush(struct lmpath *m, enum lmpath_flush what);
 
 /*
  * A place where a test of the userspace build may stop this thread and

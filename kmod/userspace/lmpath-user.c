@@ -337,6 +337,34 @@ bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
 	       user_hooks.queue_activation(user_hooks.ctx, p->dev->name);
 }
 
+void lmpath_flush(struct lmpath *m, enum lmpath_flush what)
+{
+	static const char *const names[] = {
+		[LMPATH_FLUSH_PG_INIT_WORK] = "pg_init work",
+		[LMPATH_FLUSH_ACTIVATIONS] = "activations",
+		[LMPATH_FLUSH_FAIL_WORK] = "fail work",
+		[LMPATH_FLUSH_QUEUED_IO] = "queued io",
+		[LMPATH_FLUSH_EVENT] = "event",
+		[LMPATH_FLUSH_NOPATH_TIMER] = "nopath timer",
+	};
+
+	(void)m;
+	if (what >= ARRAY_SIZE(names) || !names[what])
+		abort();
+	if (user_hooks.flush)
+		user_hooks.flush(user_hooks.ctx, names[what]);
+}
+
+void lmpath_user_flush_all(struct lmpath *m)
+{
+	lmpath_flush_all(m);
+}
+
+void lmpath_user_stop(struct lmpath *m)
+{
+	lmpath_stop(m);
+}
+
 struct lmpath_user_io {
 	struct lmpath_io io;
 	int state;

@@ -1,12 +1,13 @@
-// Forced interleavings of dm-lmpath's lock-free group switch and I/O
-// holding (kmod/lmpath-path.c, in its userspace build), under
-// ThreadSanitizer.  Each case drives bio-mode map, the drain work and the
-// pg_init work through the shipped code; lmpath_race_point() lets a case
-// stop one mapper in the middle of its stores and run another one there.
-// Afterwards every pending work item is run until none is left, and the
-// case checks what a user would see: a bio that waits must have something
-// that will run it (a pg_init activation started), a bio with no path and
-// no queue_if_no_path fails.
+// Forced interleavings of dm-lmpath's lock-free group switch, I/O
+// holding and quiescing (kmod/lmpath-path.c, in its userspace build),
+// under ThreadSanitizer.  Each case drives bio-mode map, the drain work,
+// the pg_init work and postsuspend's and dtr's waits through the shipped
+// code; lmpath_race_point() lets a case stop one thread in the middle of
+// its stores and run another one there.  Afterwards every pending work
+// item is run until none is left, and the case checks what a user would
+// see: a bio that waits must have something that will run it (a pg_init
+// activation started), a bio with no path and no queue_if_no_path fails,
+// and once suspend or dtr has waited nothing of the map runs any more.
 //
 // usage: lmpath_hold_race; exits 1 when a case fails (TSAN: 66 on a race).
 
@@ -42,6 +43,16 @@ struct World {
     std::condition_variable cv;
     bool otherDone = false;
     std::atomic<bool> stopped{false};
+    std::atomic<bool> resumed{false}; // the stopped thread went on
+    // or, when set, every race point of every thread calls this instead
+    std::function<void(const char *)> onRacePoint;
+
+    // What lmpath-target.c's work items would do, for the quiescing
+    // cases: a failure report still queued (fail work), the table event
+    // it queues, the no-path timer it arms.
+    lmpath *m = nullptr;
+    std::atomic<bool> failWorkPending{false}, eventPending{false}, timerArmed{false};
+    std::string flushed; // " [what]" for each lmpath_flush(), in order
 };
 
 World *world;
@@ -60,8 +71,45 @@ bool queueActivation(void *, const char *path) {
     world->activated += std::string(" ") + path;
     return true;
 }
+// lmpath_flush(): wait for a kind of work item, as flush_work() does, by
+// running it here if it is pending.
+void flush(void *, const char *what) {
+    World &w = *world;
+    const std::string kind(what);
+    {
+        std::lock_guard<std::mutex> lock(w.actMu);
+        w.flushed += " [" + kind + "]";
+    }
+    if (kind == "pg_init work") {
+        if (w.pgInitPending.exchange(false))
+            lmpath_user_pg_init_work(w.m);
+    } else if (kind == "queued io") {
+        if (w.drainPending.exchange(false))
+            lmpath_user_drain(w.m);
+    } else if (kind == "fail work") {
+        // lmpath_fail_work(): the report queues the table event and, the
+        // last path gone under queue_if_no_path, arms the no-path timer
+        if (w.failWorkPending.exchange(false)) {
+            w.eventPending = true;
+            w.timerArmed = true;
+        }
+    } else if (kind == "event") {
+        w.eventPending = false;
+    } else if (kind == "nopath timer") {
+        // timer_delete_sync() waits for a timer function that is running:
+        // lmpath_nopath_timeout() fails queued I/O, which kicks the drain
+        if (w.timerArmed.exchange(false))
+            w.drainPending = true;
+    }
+    // "activations": started when queued; a case ends them (pg_init_done)
+}
+
 void racePoint(void *, const char *where) {
     World &w = *world;
+    if (w.onRacePoint) {
+        w.onRacePoint(where);
+        return;
+    }
     if (!stopper || w.where != where || w.stopped.exchange(true))
         return;
     std::thread other([&] {
@@ -74,6 +122,7 @@ void racePoint(void *, const char *where) {
         std::unique_lock<std::mutex> lock(w.mu);
         w.cv.wait_for(lock, std::chrono::seconds(1), [&] { return w.otherDone; });
     }
+    w.resumed = true;
     other.detach();
 }
 
@@ -88,7 +137,8 @@ struct Case {
     Case(const char *n, const char *table, const char *attached = nullptr) : name(n) {
         world = &w;
         lmpath_user_set_attached_handler(attached);
-        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation, racePoint, nullptr};
+        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation,
+                                racePoint,    flush,           nullptr};
         lmpath_user_set_hooks(&hooks);
         const char *error = nullptr;
         if (lmpath_user_create(table, &m, &error)) {
@@ -96,6 +146,7 @@ struct Case {
             std::exit(1);
         }
         lmpath_user_set_attached_handler(nullptr);
+        w.m = m;
     }
     ~Case() {
         // a detached "other" thread may still be finishing its map
@@ -278,14 +329,134 @@ int pgInitDoneDoesNotReleaseIoOfTheNextGroup() {
     return c.failures;
 }
 
+// Hardware handler (attached alua): a request held for pg_init is
+// requeued (dm core does not wait for it at suspend) and its pg_init work
+// is still pending when postsuspend runs.  Postsuspend must not return
+// with an activation running: dtr would free the map under it.
+int suspendStartsNoPgInitFromAPendingKick() {
+    Case c("SuspendStartsNoPgInitFromAPendingKick",
+           "2 queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1", "alua");
+    lmpath_user_io *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, b);
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_QUEUED, "the bio did not wait for pg_init");
+    c.check(c.w.pgInitPending, "map did not kick the pg_init work");
+    lmpath_user_flush_all(c.m);
+    c.check(lmpath_user_pg_init_in_progress(c.m) == 0 && c.w.activations == 0,
+            "postsuspend returned with " + std::to_string(lmpath_user_pg_init_in_progress(c.m)) +
+                " activation(s) running, started by the kick it flushed (activations:" +
+                c.w.activated + "; flushed:" + c.w.flushed + ")");
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// Hardware handler (attached alua): the last activation has dropped
+// pg_init_in_progress to 0 and is in pg_init_done's locked tail (it
+// releases held I/O, wakes the waiter) when postsuspend starts.
+// Postsuspend must not return before that tail is done with the map.
+int suspendWaitsForTheTailOfPgInitDone() {
+    Case c("SuspendWaitsForTheTailOfPgInitDone", "2 queue_mode bio 0 1 1 round-robin 0 1 1 8:16 1",
+           "alua");
+    lmpath_user_io *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, b);
+    c.settle(); // the activation of 8:16 starts and does not end yet
+    c.check(c.w.activated == " 8:16", "the activation did not start:" + c.w.activated);
+    bool tailDone = false;
+    c.interleave(
+        "pg_init done", [&] { lmpath_user_pg_init_done(c.m, "8:16"); },
+        [&] {
+            lmpath_user_flush_all(c.m);
+            tailDone = c.w.resumed;
+        });
+    c.check(tailDone, "postsuspend returned while pg_init_done still held the map's lock");
+    c.settle();
+    c.check(lmpath_user_io_state(b) == LMPATH_USER_IO_MAPPED, "the held bio was not mapped");
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// Wait up to 1 s for `done`.
+void awaitFlag(const std::atomic<bool> &done) {
+    for (int i = 0; i < 1000 && !done; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+thread_local const char *role = "";
+
+// Hardware handler (attached alua): postsuspend has disabled new pg_init
+// when the last activation ends; pg_init_done drops pg_init_in_progress to
+// 0 and is still in its locked tail while postsuspend waits.  Postsuspend
+// must not return before that tail is done with the map.
+int suspendWaitsForAPgInitDoneThatEndsWhileItWaits() {
+    Case c("SuspendWaitsForAPgInitDoneThatEndsWhileItWaits",
+           "2 queue_mode bio 0 1 1 round-robin 0 1 1 8:16 1", "alua");
+    lmpath_user_io *b = lmpath_user_io_new();
+    lmpath_user_map_bio(c.m, b);
+    c.settle(); // the activation of 8:16 starts and does not end yet
+    c.check(c.w.activated == " 8:16", "the activation did not start:" + c.w.activated);
+    std::atomic<bool> doneStopped{false}, suspendReturned{false}, doneResumed{false};
+    std::thread done;
+    c.w.onRacePoint = [&](const char *where) {
+        if (!std::strcmp(role, "suspend") && !std::strcmp(where, "pg_init disabled")) {
+            // pg_init is disabled: the activation ends now, and its
+            // pg_init_done stops in its tail, holding the lock
+            done = std::thread([&] {
+                role = "done";
+                lmpath_user_pg_init_done(c.m, "8:16");
+            });
+            awaitFlag(doneStopped);
+        } else if (!std::strcmp(role, "done") && !std::strcmp(where, "pg_init done")) {
+            doneStopped = true;
+            awaitFlag(suspendReturned); // or 1 s, if suspend waits for us
+            doneResumed = true;
+        }
+    };
+    bool tailDone = false;
+    std::thread suspend([&] {
+        role = "suspend";
+        lmpath_user_flush_all(c.m);
+        tailDone = doneResumed;
+        suspendReturned = true;
+    });
+    suspend.join();
+    if (done.joinable())
+        done.join();
+    c.w.onRacePoint = nullptr;
+    c.check(doneStopped, "pg_init_done never reached the race point 'pg_init done'");
+    c.check(tailDone, "postsuspend returned while pg_init_done still held the map's lock");
+    lmpath_user_io_free(b);
+    return c.failures;
+}
+
+// A path's failure report is still queued when the table is destroyed.
+// The report arms the no-path timer (and queues the table event); dtr
+// must stop the timer after the report, and then run the drain the
+// timer's function kicks, so that nothing of the map runs after dtr.
+// The fail work and the timer are lmpath-target.c's: World::flush models
+// what they do; the order is lmpath_stop()'s.
+int dtrStopsTheTimerAfterTheFailReport() {
+    Case c("DtrStopsTheTimerAfterTheFailReport",
+           "3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
+    c.w.failWorkPending = true;
+    lmpath_user_stop(c.m);
+    const std::string order = " (flushed:" + c.w.flushed + ")";
+    c.check(!c.w.failWorkPending, "a failure report was left queued" + order);
+    c.check(!c.w.timerArmed, "the no-path timer is armed after dtr" + order);
+    c.check(!c.w.eventPending, "a table event was left queued" + order);
+    c.check(!c.w.drainPending, "the drain work was left queued" + order);
+    return c.failures;
+}
+
 } // namespace
 
 int main() {
     lmpath_user_set_nr_cpus(4, 1);
     int failed = 0;
-    for (auto fn : {firstSwitchLeavesNoBioQueued, noPathExitKeepsPathAndGroupTogether,
-                    pgInitWorkWithoutGroupReleasesHeldBio, heldBioFailsWhenEveryPathFailedFirst,
-                    pgInitDoneDoesNotReleaseIoOfTheNextGroup})
+    for (auto fn :
+         {firstSwitchLeavesNoBioQueued, noPathExitKeepsPathAndGroupTogether,
+          pgInitWorkWithoutGroupReleasesHeldBio, heldBioFailsWhenEveryPathFailedFirst,
+          pgInitDoneDoesNotReleaseIoOfTheNextGroup, suspendStartsNoPgInitFromAPendingKick,
+          suspendWaitsForTheTailOfPgInitDone, suspendWaitsForAPgInitDoneThatEndsWhileItWaits,
+          dtrStopsTheTimerAfterTheFailReport})
         failed += fn();
     std::printf("lmpath_hold_race: %d check(s) failed\n", failed);
     return failed ? 1 : 0;

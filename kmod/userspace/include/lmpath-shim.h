@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -398,6 +399,13 @@ struct list_head {
 };
 #define init_waitqueue_head(w) ((void)(w))
 #define wake_up(w) ((void)(w))
+/* the waker's wake_up() is a no-op: the waiter polls, yielding */
+#define io_wait_event(w, cond)                                                                     \
+	do {                                                                                       \
+		(void)(w);                                                                         \
+		while (!(cond))                                                                    \
+			sched_yield();                                                             \
+	} while (0)
 #define INIT_WORK(w, f) ((w)->func = (f))
 #define INIT_DELAYED_WORK(w, f) ((w)->work.func = (f))
 #define init_llist_head(h) ((h)->first = NULL)

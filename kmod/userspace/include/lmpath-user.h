@@ -73,6 +73,12 @@ struct lmpath_user_hooks {
 	void (*queue_pg_init_work)(void *ctx);
 	bool (*queue_activation)(void *ctx, const char *path);
 	void (*race_point)(void *ctx, const char *where);
+	/*
+	 * lmpath_flush(): wait for one kind of work item, named as in
+	 * lmpath.h's enum lmpath_flush: "pg_init work", "activations",
+	 * "fail work", "queued io", "event", "nopath timer".
+	 */
+	void (*flush)(void *ctx, const char *what);
 	void *ctx;
 };
 void lmpath_user_set_hooks(const struct lmpath_user_hooks *hooks);
@@ -102,6 +108,9 @@ int lmpath_user_pg_init_in_progress(struct lmpath *m);
 void lmpath_user_forget_group(struct lmpath *m);
 void lmpath_user_fail_all_paths(struct lmpath *m);
 void lmpath_user_reinstate_all_paths(struct lmpath *m);
+/* postsuspend's and dtr's waits (lmpath_flush_all(), lmpath_stop()) */
+void lmpath_user_flush_all(struct lmpath *m);
+void lmpath_user_stop(struct lmpath *m);
 /* path @name failed by message; its activation ended well (pg_init_done) */
 void lmpath_user_fail_path(struct lmpath *m, const char *name);
 void lmpath_user_pg_init_done(struct lmpath *m, const char *name);
