@@ -17,7 +17,11 @@ using mpath::Result;
 
 Daemon::Daemon(Environment env)
     : env_(std::move(env)),
-      executor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.executor)),
+      dmExecutor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.dmLane)),
+      ioExecutor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.ioLane)),
+      pathIo_(std::make_unique<mpath::sys::PathIo>(
+          *env_.loop, *ioExecutor_,
+          mpath::sys::PathIo::Options{env_.sysfsRoot, env_.devDirectory, 4096})),
       dmOps_(std::make_unique<DmOps>(*this)), paths_(std::make_unique<PathTracker>(*this)),
       reconciler_(std::make_unique<Reconciler>(*this)),
       checks_(std::make_unique<CheckerScheduler>(*this)),
@@ -26,7 +30,7 @@ Daemon::Daemon(Environment env)
 
 Daemon::~Daemon() {
     // Timers and sources of the state go first, then the parts; the
-    // executor last: it drops the answers of jobs still out.
+    // lanes last: they drop the answers of jobs still out.
     state_ = State{};
     uevents_.reset();
     policies_.reset();
@@ -34,7 +38,9 @@ Daemon::~Daemon() {
     reconciler_.reset();
     paths_.reset();
     dmOps_.reset();
-    executor_.reset();
+    pathIo_.reset();
+    ioExecutor_.reset();
+    dmExecutor_.reset();
 }
 
 std::string Daemon::bindingsFile() const {
@@ -178,10 +184,9 @@ void Daemon::stop(std::function<void()> done) {
     auto outstanding = std::make_shared<unsigned>(0);
     auto last = std::make_shared<std::function<void()>>(std::move(done));
     for (auto &[wwid, rec] : state_.maps) {
+        // Every map the kernel has, whatever its table last read said:
+        // one queueing with no paths waits for its last close too.
         if (!rec.live)
-            continue;
-        const auto &f = rec.liveMap.features;
-        if (std::find(f.begin(), f.end(), "queue_if_no_path") == f.end())
             continue;
         ++*outstanding;
         dmOps_->message(wwid, rec.name, "fail_if_no_path", [outstanding, last](Result<void>) {

@@ -14,6 +14,7 @@
 #include <mpath/prio/prioritizer.h>
 #include <mpath/sys/event_loop.h>
 #include <mpath/sys/executor.h>
+#include <mpath/sys/path_io.h>
 #include <string>
 
 namespace mpathd {
@@ -48,17 +49,26 @@ struct Environment {
     /// Whether dm-lmpath can be used (loaded, or installed for the kernel
     /// to load on first use).
     std::function<bool()> lmpathAvailable{[] { return false; }};
-    /// Checks, priorities and device-mapper calls. A map's creation or
-    /// reload waits for udev to process its events (a few hundred ms on a
-    /// busy machine): a burst of them gets up to 28 more workers, so 64
-    /// maps are not made four at a time.
-    mpath::sys::Executor::Options executor{4, 16, 28};
+    /// Device-mapper calls, in a lane of their own: no number of hung
+    /// paths can take the workers a fail_path, reload or create needs. A
+    /// map's creation or reload waits for udev to process its events (a
+    /// few hundred ms on a busy machine): a burst of them gets up to 28
+    /// more workers, so 64 maps are not made four at a time.
+    mpath::sys::Executor::Options dmLane{4, 16, 28};
+    /// Path I/O: submitting the checks' I/O (which no thread waits for:
+    /// PathIo), the checks that must run as jobs, and priorities. A hung
+    /// path costs at most one stuck worker here, and the lane never has
+    /// more than 4 + 8 threads, however many paths hang.
+    mpath::sys::Executor::Options ioLane{4, 8, 0};
     /// How long events may gather before the maps are planned again: a
     /// burst of path additions becomes one operation per map.
     std::chrono::milliseconds coalesce{std::chrono::milliseconds(200)};
-    /// Deadlines on the loop for device-mapper calls.
+    /// Bounds of device-mapper calls, from when a worker takes them; and
+    /// how long one may wait for a worker (its own log line when it
+    /// waited longer).
     std::chrono::milliseconds dmDeadline{std::chrono::seconds(60)};
     std::chrono::milliseconds messageDeadline{std::chrono::seconds(10)};
+    std::chrono::milliseconds dmQueueBound{std::chrono::seconds(60)};
 };
 
 /// Counts of what the daemon did, for tests and status output.
@@ -74,7 +84,7 @@ struct Counters {
 
 /// The daemon's context: the configuration, the state, and the parts that
 /// act on it, all on one event loop. Nothing here blocks: device I/O and
-/// device-mapper calls run on the executor and answer on the loop.
+/// device-mapper calls run in their lanes and answer on the loop.
 class Daemon {
 public:
     explicit Daemon(Environment env);
@@ -123,7 +133,12 @@ public:
     // The parts reach one another, and the context, through here.
     Environment &env() { return env_; }
     mpath::sys::EventLoop &loop() { return *env_.loop; }
-    mpath::sys::Executor &executor() { return *executor_; }
+    /// The device-mapper lane.
+    mpath::sys::Executor &dmExecutor() { return *dmExecutor_; }
+    /// The path I/O lane.
+    mpath::sys::Executor &ioExecutor() { return *ioExecutor_; }
+    /// What path checks run on.
+    mpath::checkers::CheckIo checkIo() { return {*env_.loop, *ioExecutor_, pathIo_.get()}; }
     State &mutableState() { return state_; }
     Counters &mutableCounters() { return counters_; }
     PathTracker &paths() { return *paths_; }
@@ -159,7 +174,9 @@ private:
     bool reloading_{false};
     bool stopping_{false};
 
-    std::unique_ptr<mpath::sys::Executor> executor_;
+    std::unique_ptr<mpath::sys::Executor> dmExecutor_;
+    std::unique_ptr<mpath::sys::Executor> ioExecutor_;
+    std::unique_ptr<mpath::sys::PathIo> pathIo_;
     std::unique_ptr<DmOps> dmOps_;
     std::unique_ptr<PathTracker> paths_;
     std::unique_ptr<Reconciler> reconciler_;

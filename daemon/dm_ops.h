@@ -12,6 +12,7 @@
 namespace mpathd {
 
 class Daemon;
+struct Counters;
 
 /// A map as device-mapper has it.
 struct LiveMap {
@@ -54,10 +55,12 @@ public:
                  std::function<void(mpath::Result<void>)> done = {});
 
 private:
+    /// Runs \a op in the device-mapper lane, keyed by map; \a counter (if
+    /// any) counts it once it ran.
     template <typename T>
     void run(const std::string &wwid, std::chrono::milliseconds deadline,
              std::function<mpath::Result<T>(mpath::dm::DeviceMapper &)> op,
-             std::function<void(mpath::Result<T>)> done);
+             std::function<void(mpath::Result<T>)> done, unsigned Counters::*counter = nullptr);
 
     Daemon &daemon_;
 };

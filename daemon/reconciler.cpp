@@ -4,6 +4,7 @@
 #include "daemon.h"
 #include "dm_ops.h"
 #include "log.h"
+#include "map_policies.h"
 #include "path_tracker.h"
 
 #include <fstream>
@@ -225,6 +226,7 @@ void Reconciler::pass() {
     ++daemon_.mutableCounters().plans;
 
     std::set<std::string> planned;
+    std::vector<std::string> retryChanged;
     for (auto &pm : plan.maps) {
         const std::string wwid = pm.map.wwid;
         if (state.removedByAdmin.count(wwid))
@@ -232,13 +234,18 @@ void Reconciler::pass() {
         planned.insert(wwid);
         MapRecord &rec = state.maps[wwid];
         rec.wwid = wwid;
-        rec.noPathRetry.clear();
         if (!rec.live)
             rec.name = pm.map.alias;
         for (const auto &g : pm.map.groups)
-            if (!g.paths.empty() && rec.noPathRetry.empty())
-                rec.noPathRetry = mpath::config::toString(
-                    daemon_.config().effective(g.paths.front()).noPathRetry.value);
+            if (!g.paths.empty()) {
+                const auto retry = daemon_.config().effective(g.paths.front()).noPathRetry.value;
+                rec.noPathRetry = mpath::config::toString(retry);
+                if (!(rec.retry == retry))
+                    retryChanged.push_back(wwid);
+                rec.retry = retry;
+                break;
+            }
+        keepTarget(rec, pm);
         rec.planned = std::move(pm);
     }
     // Which map each path is in now.
@@ -251,6 +258,11 @@ void Reconciler::pass() {
                 if (auto it = state.paths.find(p.kernelName); it != state.paths.end())
                     it->second.mapWwid = wwid;
     }
+    // An administrator's no_path_retry, or a new configuration's, takes
+    // effect on a running outage at once.
+    for (const auto &wwid : retryChanged)
+        daemon_.policies().update(wwid);
+    std::vector<std::string> forget;
     for (auto &[wwid, rec] : state.maps) {
         if (planned.count(wwid)) {
             act(rec);
@@ -264,8 +276,13 @@ void Reconciler::pass() {
             continue;
         }
         rec.actedPlan = daemon_.counters().plans;
-        if (!rec.live)
+        if (!rec.live) {
+            // Never made (its creation failed), and no longer wanted.
+            forget.push_back(wwid);
             continue;
+        }
+        if (rec.deferredRemoval)
+            continue; // goes at its last close
         // A path an administrator took out does not keep the map.
         bool hasPath = false;
         for (const auto &[name, p] : state.paths)
@@ -273,8 +290,23 @@ void Reconciler::pass() {
         if (!hasPath)
             removeMap(rec);
     }
+    for (const auto &wwid : forget) {
+        logInfo(aboutMap(state.maps.at(wwid).name, wwid), "no longer planned: forgotten");
+        state.maps.erase(wwid);
+    }
     daemon_.checks().sync();
     checkSettled();
+}
+
+void Reconciler::keepTarget(const MapRecord &rec, PlannedMap &pm) const {
+    // Device-mapper cannot reload a map into another target type: a live
+    // map keeps its own, whatever target new maps get. Moving a map to
+    // another target means making it again (see docs/mpathd.md).
+    if (!rec.live || rec.target.empty() || pm.map.target == rec.target)
+        return;
+    pm.map.target = rec.target;
+    if (auto line = mpath::dm::buildTableLine(pm.map))
+        pm.table = *line;
 }
 
 std::vector<mpath::dm::TargetLine> Reconciler::desiredTargets(const MapRecord &rec) const {
@@ -339,6 +371,13 @@ void Reconciler::act(MapRecord &rec) {
         create(rec, desiredTargets(rec));
         return;
     }
+    if (rec.deferredRemoval) {
+        // Its paths are back before its last close: it stays.
+        rec.deferredRemoval = false;
+        daemon_.mutableState().removing.erase(rec.wwid);
+        logNotice(aboutMap(rec.name, rec.wwid), "wanted again: its deferred removal is cancelled");
+        daemon_.dmOps().message(rec.wwid, rec.name, "@cancel_deferred_remove");
+    }
     LiveMap live;
     live.map = rec.liveMap;
     PlannedMap want = pm;
@@ -347,6 +386,37 @@ void Reconciler::act(MapRecord &rec) {
         f.erase(std::remove(f.begin(), f.end(), "queue_if_no_path"), f.end());
         if (auto line = mpath::dm::buildTableLine(want.map))
             want.table = *line;
+    }
+    if (!rec.reloadWanted && !sameTable(live, want)) {
+        // Only queueing differs (a map adopted from a daemon that turned
+        // it off as it stopped, a no_path_retry changed during an
+        // outage): a message says it, without a reload.
+        const auto &f = want.map.features;
+        const bool queue = std::find(f.begin(), f.end(), "queue_if_no_path") != f.end();
+        LiveMap asked = live;
+        setQueueingFeature(asked.map.features, queue);
+        if (sameTable(asked, want)) {
+            const std::string wwid = rec.wwid;
+            logNotice(aboutMap(rec.name, wwid), queue ? "turning queueing on, as planned"
+                                                      : "turning queueing off, as planned");
+            rec.busy = true;
+            ++inFlight_;
+            daemon_.dmOps().message(wwid, rec.name, queue ? "queue_if_no_path" : "fail_if_no_path",
+                                    [this, wwid, queue](Result<void> r) {
+                                        auto &maps = daemon_.mutableState().maps;
+                                        auto it = maps.find(wwid);
+                                        if (r && it != maps.end())
+                                            setQueueingFeature(it->second.liveMap.features, queue);
+                                        else if (!r && it != maps.end())
+                                            it->second.reloadWanted =
+                                                true; // the table says it then
+                                        --inFlight_;
+                                        finish(wwid);
+                                        if (!r)
+                                            schedule();
+                                    });
+            return;
+        }
     }
     if (!sameTable(live, want) || rec.reloadWanted) {
         const bool asked = rec.reloadWanted && sameTable(live, want);
@@ -479,8 +549,17 @@ void Reconciler::removeMap(MapRecord &rec) {
             finish(wwid);
             return;
         }
-        if (!*r)
+        if (!*r) {
+            // It exists until its last close: kept, with its countdown,
+            // so that queued I/O still ends as no_path_retry says.
             logNotice(aboutMap(name, wwid), "still open: removal deferred to its last close");
+            if (auto it = state.maps.find(wwid); it != state.maps.end()) {
+                it->second.deferredRemoval = true;
+                finish(wwid);
+                daemon_.policies().update(wwid);
+                return;
+            }
+        }
         state.maps.erase(wwid);
         daemon_.publishStatus();
         checkSettled();

@@ -83,6 +83,8 @@ private:
     void recordWwid(const std::string &name, const std::string &wwid);
     void checkSettled();
     bool bind(MapRecord &rec);
+    /// \a pm with the target of \a rec's live map, when it has one.
+    void keepTarget(const MapRecord &rec, mpath::policy::PlannedMap &pm) const;
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
 
     Daemon &daemon_;

@@ -107,15 +107,28 @@ void UeventSource::mapEvent(const UdevDevice &event) {
     }
     if (event.action != "remove")
         return;
-    if (state.removing.erase(wwid))
-        return; // the daemon's own removal
+    if (state.removing.erase(wwid)) {
+        // The daemon's own removal; a deferred one ends at the map's last
+        // close, and its record with it.
+        auto it = state.maps.find(wwid);
+        if (it != state.maps.end() && it->second.deferredRemoval) {
+            logNotice(aboutMap(it->second.name, wwid), "removed at its last close");
+            forget(wwid);
+        }
+        return;
+    }
     auto it = state.maps.find(wwid);
     if (it == state.maps.end())
         return;
     logNotice(aboutMap(it->second.name, wwid),
               "removed by someone else: forgotten until one of its paths changes");
     state.removedByAdmin.insert(wwid);
-    state.maps.erase(it);
+    forget(wwid);
+}
+
+void UeventSource::forget(const std::string &wwid) {
+    State &state = daemon_.mutableState();
+    state.maps.erase(wwid);
     for (auto &[name, p] : state.paths)
         if (p.mapWwid == wwid)
             p.mapWwid.clear();

@@ -94,6 +94,9 @@ public:
         udev_->inject(d);
     }
 
+    /// A uevent as given.
+    void injectDevice(mpath::discovery::UdevDevice d) { udev_->inject(std::move(d)); }
+
     /// Like inject(), but the event is lost (the monitor's buffer was full).
     void lose(const std::string &action, const std::string &name) {
         mpath::discovery::UdevDevice d;
@@ -135,7 +138,8 @@ public:
         env.prio = mpath::prio::Context::noDevices();
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
         env.lmpathAvailable = [lmpath] { return lmpath; };
-        env.executor = {4, 4};
+        env.dmLane = {4, 4, 4};
+        env.ioLane = {4, 4};
         daemon_ = std::make_unique<mpathd::Daemon>(std::move(env));
         auto r = daemon_->start();
         ASSERT_TRUE(r) << r.error().message;

@@ -156,6 +156,12 @@ Result<void> FakeDeviceMapper::reload(const std::string &name,
     auto it = devices_.find(name);
     if (it == devices_.end())
         return failure("reload", name, ENXIO);
+    // multipath and lmpath are immutable targets: the kernel loads no
+    // table of another type into a map that has one of theirs.
+    if (it->second.multipath && !targets.empty() && targets[0].type != it->second.dev.targetType)
+        return Error::fromErrno(EINVAL, "reload " + name +
+                                            ": can't replace immutable target type " +
+                                            it->second.dev.targetType);
     Device next = it->second;
     if (auto r = parseTargets("reload", name, targets, next); !r)
         return r;
