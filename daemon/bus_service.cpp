@@ -496,11 +496,15 @@ struct BusService::Impl {
                 call->fail(kErrNotFound, "map " + wwid + " is gone");
                 return;
             }
-            if (auto r = daemon.setMapSetting(wwid, keyword, value, o.persist); !r) {
-                call->fail(kErrFailed, "map " + it->second.name + ": " + r.error().message);
-                return;
-            }
-            afterPass(call, wwid);
+            const std::string name = it->second.name;
+            daemon.setMapSetting(
+                wwid, keyword, value, o.persist, [this, call, wwid, name](Result<void> r) {
+                    if (!r) {
+                        call->fail(kErrFailed, "map " + name + ": " + r.error().message);
+                        return;
+                    }
+                    afterPass(call, wwid);
+                });
         });
     }
 
@@ -609,22 +613,35 @@ struct BusService::Impl {
             return;
         const std::string wwid = rec->wwid;
         authorize(call, kActionModifyMap, [this, call, wwid, enable, o] {
-            message(call, wwid, enable ? "queue_if_no_path" : "fail_if_no_path",
-                    [this, wwid, enable, o](bool sent) -> std::optional<std::string> {
-                        if (!sent)
-                            return std::nullopt;
-                        // The setting follows, so that the next plan keeps
-                        // the table as the message left it: no reload.
-                        auto it = daemon.mutableState().maps.find(wwid);
-                        if (it != daemon.mutableState().maps.end())
-                            it->second.queueingDisabled = false;
-                        if (auto r = daemon.setMapSetting(wwid, "no_path_retry",
-                                                          enable ? "queue" : "fail", o.persist);
-                            !r)
-                            return "queueing is " + std::string(enable ? "on" : "off") +
-                                   " but the setting is not kept: " + r.error().message;
-                        return std::nullopt;
-                    });
+            auto it = daemon.mutableState().maps.find(wwid);
+            if (it == daemon.mutableState().maps.end()) {
+                call->fail(kErrNotFound, "map " + wwid + " is gone");
+                return;
+            }
+            const std::string name = it->second.name;
+            const std::string text = enable ? "queue_if_no_path" : "fail_if_no_path";
+            daemon.dmOps().message(
+                wwid, name, text, [this, call, wwid, name, text, enable, o](Result<void> r) {
+                    if (!r) {
+                        call->fail(kErrDm, "map " + name + ": " + text + ": " + r.error().message);
+                        return;
+                    }
+                    // The setting follows, so that the next plan keeps the
+                    // table as the message left it (no reload), and so that no
+                    // no_path_retry countdown undoes it.
+                    daemon.setMapSetting(
+                        wwid, "no_path_retry", enable ? "queue" : "fail", o.persist,
+                        [this, call, wwid, name, enable](Result<void> s) {
+                            if (!s) {
+                                call->fail(
+                                    kErrFailed,
+                                    "map " + name + ": queueing is " + (enable ? "on" : "off") +
+                                        " but the setting is not kept: " + s.error().message);
+                                return;
+                            }
+                            daemon.reconciler().refresh(wwid, [call] { call->ok(); });
+                        });
+                });
         });
     }
 
@@ -734,12 +751,14 @@ struct BusService::Impl {
 
     void reconfigure(const CallPtr &call) {
         authorize(call, kActionReconfigure, [this, call] {
-            if (auto r = daemon.reconfigure(); !r) {
-                call->fail(kErrFailed, r.error().message);
-                return;
-            }
-            wait([this] { return !daemon.reconfiguring(); }, [call] { call->ok(); },
-                 [call] { call->fail(kErrFailed, "the maps did not follow in time"); });
+            daemon.reconfigure([this, call](Result<void> r) {
+                if (!r) {
+                    call->fail(kErrFailed, r.error().message);
+                    return;
+                }
+                wait([this] { return !daemon.reconfiguring(); }, [call] { call->ok(); },
+                     [call] { call->fail(kErrFailed, "the maps did not follow in time"); });
+            });
         });
     }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mpath/checkers/checker.h>
 #include <mpath/config/config.h>
+#include <mpath/config/config_result.h>
 #include <mpath/discovery/udev.h>
 #include <mpath/dm/device_mapper.h>
 #include <mpath/error.h>
@@ -24,6 +25,7 @@ class DmOps;
 class MapPolicies;
 class PathTracker;
 class Reconciler;
+class StateFiles;
 class UeventSource;
 
 /// What the daemon runs on. main() gives it the real system; the tests give
@@ -98,19 +100,26 @@ public:
     /// the first plan is carried out.
     mpath::Result<void> start();
 
-    /// Reads the configuration again; a configuration with errors is not
-    /// taken (the old one stays, the errors are logged and returned). Maps
+    /// Reads the configuration again, off the loop (it may live on a
+    /// device that queues); a configuration with errors is not taken (the
+    /// old one stays, the errors are logged and given to \a done). Maps
     /// whose table changes are reloaded, no other. Settings changed at
-    /// runtime end; persistent ones are in the files read.
-    mpath::Result<void> reconfigure();
+    /// runtime end; persistent ones are in the files read. \a done is
+    /// called on the loop once the configuration is taken or refused.
+    void reconfigure(std::function<void(mpath::Result<void>)> done = {});
 
     /// Sets \a keyword (one of Overrides::known()) to \a value for map
-    /// \a wwid, until the next reconfigure() or, with \a persist, in a
-    /// drop-in of conf.d, and plans again.
-    /// \return EINVAL naming the problem of a bad value (nothing changes),
-    ///         or the error of writing the drop-in
+    /// \a wwid, until the next reconfigure(), and plans again.
+    /// \return EINVAL naming the problem of a bad value (nothing changes)
     mpath::Result<void> setMapSetting(const std::string &wwid, const std::string &keyword,
-                                      const std::string &value, bool persist);
+                                      const std::string &value);
+    /// The same; with \a persist, written to the map's drop-in of conf.d
+    /// (off the loop) and read back from that file alone: edits of other
+    /// files wait for a reconfigure. \a done gets EINVAL for a bad value,
+    /// or the error of writing the drop-in; nothing changes then.
+    void setMapSetting(const std::string &wwid, const std::string &keyword,
+                       const std::string &value, bool persist,
+                       std::function<void(mpath::Result<void>)> done);
     /// Keyword -> "runtime" or "persistent" for what setMapSetting() changed.
     const std::map<std::string, std::string> &overridesOf(const std::string &wwid) const;
     /// The configuration is being read again and the maps made to follow it.
@@ -145,6 +154,7 @@ public:
     Reconciler &reconciler() { return *reconciler_; }
     CheckerScheduler &checks() { return *checks_; }
     MapPolicies &policies() { return *policies_; }
+    StateFiles &stateFiles() { return *stateFiles_; }
     DmOps &dmOps() { return *dmOps_; }
 
     /// The bindings and wwids files (below the root).
@@ -157,8 +167,12 @@ public:
     void onSettled();
 
 private:
-    mpath::Result<mpath::config::Config> readConfig() const;
+    /// The configuration's diagnostics logged; its errors as one error.
+    mpath::Result<mpath::config::Config> takeConfig(mpath::config::ConfigResult read) const;
     void applyConfig(mpath::config::Config config);
+    /// The setting is parsed and its drop-in (if any) written: take it.
+    void settingTaken(const std::string &wwid, const std::string &keyword, const std::string &value,
+                      bool persist);
 
     Environment env_;
     mpath::config::Config fileConfig_; ///< as read from the files
@@ -173,6 +187,7 @@ private:
     bool ready_{false};
     bool reloading_{false};
     bool stopping_{false};
+    bool lmpathAvailable_{false}; ///< as last found, off the loop after start
 
     std::unique_ptr<mpath::sys::Executor> dmExecutor_;
     std::unique_ptr<mpath::sys::Executor> ioExecutor_;
@@ -183,6 +198,7 @@ private:
     std::unique_ptr<CheckerScheduler> checks_;
     std::unique_ptr<MapPolicies> policies_;
     std::unique_ptr<UeventSource> uevents_;
+    std::unique_ptr<StateFiles> stateFiles_;
 };
 
 } // namespace mpathd

@@ -80,7 +80,7 @@ int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {
     auto *d = static_cast<std::pair<mpathd::Daemon *, mpath::sys::SdEventLoop *> *>(data);
     if (si->ssi_signo == SIGHUP) {
         mpathd::logNotice({}, "SIGHUP: reading the configuration again");
-        (void)d->first->reconfigure(); // errors are logged
+        d->first->reconfigure(); // errors are logged
         return 0;
     }
     mpathd::logNotice({}, "stopping");

@@ -6,12 +6,11 @@
 #include "log.h"
 #include "map_policies.h"
 #include "path_tracker.h"
+#include "state_files.h"
 
 #include <fstream>
 #include <linux/magic.h>
 #include <mpath/dm/table.h>
-#include <mpath/state/bindings_file.h>
-#include <mpath/state/wwids_file.h>
 #include <set>
 #include <sys/vfs.h>
 
@@ -97,6 +96,17 @@ void Reconciler::run() {
     pass();
 }
 
+bool Reconciler::filesBusy() const {
+    return daemon_.stateFiles().busy();
+}
+
+void Reconciler::filesLoaded() {
+    if (!waitingForFiles_)
+        return;
+    waitingForFiles_ = false;
+    run();
+}
+
 void Reconciler::adopt(std::function<void()> whenDone) {
     adopting_ = true;
     ++inFlight_;
@@ -180,6 +190,12 @@ void Reconciler::pass() {
         planAfterAdoption_ = true;
         return;
     }
+    if (!daemon_.stateFiles().loaded()) {
+        // The first read of the wwids and bindings files is under way: it
+        // plans again when it is done.
+        waitingForFiles_ = true;
+        return;
+    }
     PathTracker &paths = daemon_.paths();
     if (paths.prioritiesPending()) {
         const auto now = std::chrono::steady_clock::now();
@@ -205,22 +221,12 @@ void Reconciler::pass() {
         auto it = state.paths.find(p.kernelName);
         return it != state.paths.end() && it->second.releasedByUdev();
     });
-    std::vector<mpath::config::Diagnostic> diags;
-    auto known = mpath::state::WwidsFile(daemon_.wwidsFile()).load(&diags);
-    if (known)
-        input.knownWwids = std::move(*known);
-    else
-        logWarning({}, known.error().message);
+    // The files as last read, off the loop (StateFiles).
+    input.knownWwids = daemon_.stateFiles().knownWwids();
     for (const auto &[wwid, rec] : state.maps)
         if (rec.live)
             input.knownWwids.push_back(wwid); // an existing map counts as known
-    auto bindings = mpath::state::BindingsFile(daemon_.bindingsFile()).load(&diags);
-    if (bindings)
-        input.bindings = std::move(*bindings);
-    else
-        logWarning({}, bindings.error().message);
-    for (const auto &d : diags)
-        logWarning({}, d.toString());
+    input.bindings = daemon_.stateFiles().bindings();
 
     mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);
     ++daemon_.mutableCounters().plans;
@@ -322,38 +328,51 @@ std::vector<mpath::dm::TargetLine> Reconciler::desiredTargets(const MapRecord &r
     return targetsOf(pm.table);
 }
 
-bool Reconciler::bind(MapRecord &rec) {
+void Reconciler::bindThenCreate(MapRecord &rec) {
     const PlannedMap &pm = *rec.planned;
-    if (pm.name.newAlias.empty() && pm.name.droppedAlias.empty())
-        return true;
-    mpath::state::BindingsFile file(daemon_.bindingsFile());
+    if (pm.name.newAlias.empty() && pm.name.droppedAlias.empty()) {
+        create(rec, desiredTargets(rec));
+        return;
+    }
+    // The bindings file first, off the loop; the map is made once its
+    // name is recorded.
+    rec.busy = true;
+    ++inFlight_;
     const std::string wwid = rec.wwid;
     const std::string alias = pm.name.newAlias;
-    auto r = file.update([&](mpath::state::Bindings &b) -> Result<bool> {
-        if (auto bound = b.aliasFor(wwid); bound && *bound == alias)
-            return false;
-        (void)b.remove(wwid); // a binding the configuration took from it
-        if (!alias.empty())
-            if (auto added = b.add(alias, wwid); !added)
-                return added.error();
-        return true;
+    daemon_.stateFiles().bind(wwid, alias, [this, wwid, alias](Result<void> r) {
+        --inFlight_;
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end()) {
+            checkSettled();
+            return;
+        }
+        MapRecord &rec = it->second;
+        rec.busy = false;
+        if (!rec.planned || rec.live || rec.planned->name.newAlias != alias) {
+            rec.dirty = true; // planned again meanwhile
+            finish(wwid);
+            return;
+        }
+        if (r) {
+            if (!alias.empty())
+                logInfo(aboutMap(alias, wwid), "bound in " + daemon_.bindingsFile());
+        } else if (r.code() == EWOULDBLOCK) {
+            // Another process writes the file: try again shortly.
+            rec.dirty = true;
+            finish(wwid);
+            return;
+        } else {
+            // The file cannot be changed (it has errors, or the disk
+            // refuses): the map goes by its WWID rather than by a name
+            // nobody recorded.
+            logError(aboutMap(wwid, wwid), "cannot bind alias " + alias + ": " + r.error().message +
+                                               "; named by its WWID");
+            rec.name = rec.wwid;
+        }
+        create(rec, desiredTargets(rec));
     });
-    if (r) {
-        if (!alias.empty())
-            logInfo(aboutMap(alias, wwid), "bound in " + daemon_.bindingsFile());
-        return true;
-    }
-    if (r.code() == EWOULDBLOCK) {
-        // Another process writes the file: try again shortly.
-        rec.dirty = true;
-        return false;
-    }
-    // The file cannot be changed (it has errors, or the disk refuses):
-    // the map goes by its WWID rather than by a name nobody recorded.
-    logError(aboutMap(rec.wwid, rec.wwid),
-             "cannot bind alias " + alias + ": " + r.error().message + "; named by its WWID");
-    rec.name = rec.wwid;
-    return true;
 }
 
 void Reconciler::act(MapRecord &rec) {
@@ -364,11 +383,7 @@ void Reconciler::act(MapRecord &rec) {
     rec.actedPlan = daemon_.counters().plans;
     const PlannedMap &pm = *rec.planned;
     if (!rec.live) {
-        if (!bind(rec)) {
-            schedule();
-            return;
-        }
-        create(rec, desiredTargets(rec));
+        bindThenCreate(rec);
         return;
     }
     if (rec.deferredRemoval) {
@@ -637,8 +652,7 @@ void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
 void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     // Tools that keep off path devices (LVM, systemd, UDisks) read the
     // wwids file: every map the daemon keeps is in it, made or adopted.
-    if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
-        logWarning(aboutMap(name, wwid), added.error().message);
+    daemon_.stateFiles().addWwid(wwid, name);
     // udev decided about the paths before the map was there: a path it left
     // to the rest of the system, or held back (find_multipaths smart), is
     // told to decide again, now that mpathctl is-path finds the map.

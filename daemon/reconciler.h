@@ -32,6 +32,11 @@ public:
     /// Plan now.
     void run();
 
+    /// The state files' first read is done: a pass that waited for it runs.
+    void filesLoaded();
+    /// The state files' lane has nothing left to do.
+    void stateFilesIdle() { checkSettled(); }
+
     /// Reads the map back after a change and restores what a new table
     /// forgets: paths known to be down or failed by an administrator are
     /// failed again.
@@ -49,7 +54,8 @@ public:
 
     /// Nothing scheduled and no device-mapper call running.
     bool settled() const {
-        return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_;
+        return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_ &&
+               !waitingForFiles_ && !filesBusy();
     }
 
     /// Whether the tables of \a live and \a planned are the same, apart
@@ -57,6 +63,8 @@ public:
     static bool sameTable(const LiveMap &live, const mpath::policy::PlannedMap &planned);
 
 private:
+    /// A write of the wwids or bindings file is under way.
+    bool filesBusy() const;
     void pass();
     void act(MapRecord &rec);
     void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
@@ -82,7 +90,9 @@ private:
     /// the file cannot be changed).
     void recordWwid(const std::string &name, const std::string &wwid);
     void checkSettled();
-    bool bind(MapRecord &rec);
+    /// Records a new alias of \a rec's plan in the bindings file (off the
+    /// loop), then creates the map.
+    void bindThenCreate(MapRecord &rec);
     /// \a pm with the target of \a rec's live map, when it has one.
     void keepTarget(const MapRecord &rec, mpath::policy::PlannedMap &pm) const;
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
@@ -91,6 +101,7 @@ private:
     mpath::sys::EventLoop::SourcePtr timer_;
     unsigned inFlight_{0};
     bool waitingForPriorities_{false};
+    bool waitingForFiles_{false};   ///< the first read of the state files is under way
     bool adopting_{false};          ///< maps device-mapper has are being read
     bool planAfterAdoption_{false}; ///< something asked for a pass meanwhile
     mpath::sys::EventLoop::SourcePtr adoptRetry_;

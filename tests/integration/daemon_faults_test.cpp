@@ -5,7 +5,10 @@
 #include "daemon_harness.h"
 #include "map_policies.h"
 
+#include <fcntl.h>
 #include <future>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mpathd_test;
 using mpath::model::CheckerState;
@@ -68,7 +71,7 @@ TEST(DaemonFaults, AnAdministratorsQueueIfNoPathOutlastsTheNoPathRetryCountdown)
     // SetQueueIfNoPath(true), as the bus service does it: the message,
     // then the setting.
     onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kMapA, 0, "queue_if_no_path")); });
-    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "queue", false));
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "queue"));
     h.clearCalls();
     h.advance(60s); // four times the countdown
     EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path"))
@@ -83,7 +86,7 @@ TEST(DaemonFaults, NoPathRetrySetDuringAnOutageStartsItsCountdownThere) {
     mapADown(h);
     h.advance(30s);
     ASSERT_FALSE(h.called("message 36001405aaaa fail_if_no_path"));
-    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "2", false));
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "2"));
     h.settle();
     h.advance(9s);
     EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path")) << "two checks of 5 s";
@@ -97,7 +100,7 @@ TEST(DaemonFaults, AReconfigureToQueueCancelsARunningCountdown) {
     start(h, " no_path_retry 3\n");
     mapADown(h);
     h.config(config(" no_path_retry queue\n"));
-    ASSERT_TRUE(h.daemon().reconfigure());
+    ASSERT_TRUE(h.reconfigure());
     h.settle();
     h.advance(60s);
     EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path")) << h.logText();
@@ -111,7 +114,7 @@ TEST(DaemonFaults, QueueingAskedAfterTheCountdownRanOutQueuesAgain) {
     ASSERT_TRUE(
         h.advanceUntil([&] { return h.called("message 36001405aaaa fail_if_no_path"); }, 10s));
     h.clearCalls();
-    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "queue", false));
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "queue"));
     h.settle();
     EXPECT_TRUE(queueingInKernel(h, kMapA)) << h.logText();
     EXPECT_EQ(h.count("reload "), 0u) << "a message turns queueing on, not a reload";
@@ -170,7 +173,7 @@ TEST(DaemonFaults, DeviceMapperWorkRunsWhileEveryPathIoWorkerIsStuck) {
     ASSERT_GE(io.stuck, 4u) << "the path I/O lane is worn out";
     // A reload, and an administrator's fail_path: device-mapper's lane.
     h.clearCalls();
-    ASSERT_TRUE(h.daemon().setMapSetting(kMapB, "path_selector", "queue-length 0", false));
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapB, "path_selector", "queue-length 0"));
     h.settle();
     EXPECT_TRUE(h.called("reload 36001405bbbb")) << h.logText();
     EXPECT_NE(h.table(kMapB).find("queue-length"), std::string::npos) << h.logText();
@@ -189,7 +192,7 @@ TEST(DaemonFaults, ADeviceMapperCallQueuedBehindItsMapIsNotTimedOutForTheWait) {
         if (op == "reload" && name == kMapA)
             opened.wait();
     });
-    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "path_selector", "queue-length 0", false));
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "path_selector", "queue-length 0"));
     h.advance(1s);
     h.checkers().set("/dev/sdc", CheckerState::Down); // fail_path 8:32 queues behind the reload
     h.advance(30s);
@@ -220,7 +223,7 @@ TEST(DaemonFaults, AMapMadeWithTheStockTargetKeepsItWhenLmpathAppears) {
     h.addDisk("sdf", 80, 3, kMapA, "standby");
     h.inject("add", "sdf");
     h.settle();
-    ASSERT_TRUE(h.daemon().reconfigure());
+    ASSERT_TRUE(h.reconfigure());
     h.settle();
     EXPECT_TRUE(h.called("reload 36001405aaaa")) << h.logText();
     EXPECT_NE(h.table(kMapA).find("8:80"), std::string::npos) << "the new path joined";
@@ -439,4 +442,56 @@ TEST(DaemonFaults, ChecksBackOffWhileUpAndStartOverAfterARecovery) {
     ASSERT_GE(after.size(), 4u);
     EXPECT_EQ(std::vector<int>(after.begin(), after.begin() + 4), (std::vector<int>{5, 10, 20, 20}))
         << "after a recovery the interval starts over from polling_interval";
+}
+
+// --- files on a device that queues -----------------------------------------
+
+TEST(DaemonFaults, AWwidsFileThatDoesNotAnswerHoldsUpNeitherChecksNorPlans) {
+    DaemonHarness h;
+    start(h, "");
+    ASSERT_TRUE(h.daemon().ready());
+    // The wwids file's device queues: reading it waits (a FIFO nobody
+    // writes to is such a file). Another tool replaced it: the daemon
+    // reads it again.
+    const std::string wwids = h.root() + "/etc/multipath/wwids";
+    ASSERT_EQ(::mkfifo((wwids + ".new").c_str(), 0600), 0);
+    ASSERT_EQ(::rename((wwids + ".new").c_str(), wwids.c_str()), 0);
+    h.advance(1s);
+    h.clearCalls();
+    // Checks go on, and so do plans, with the files as last read.
+    h.checkers().set("/dev/sdd", CheckerState::Down);
+    h.addDisk("sdf", 80, 3, kMapA, "standby");
+    h.inject("add", "sdf");
+    h.advance(11s);
+    EXPECT_TRUE(h.called("message 36001405bbbb fail_path 8:48")) << h.logText();
+    EXPECT_TRUE(h.called("reload 36001405aaaa")) << h.logText();
+    // The device answers at last.
+    const int w = ::open(wwids.c_str(), O_WRONLY | O_NONBLOCK);
+    if (w >= 0)
+        ::close(w);
+}
+
+TEST(DaemonFaults, APersistentSettingLeavesOtherEditsOnDiskForTheNextReconfigure) {
+    DaemonHarness h;
+    start(h, "");
+    // The administrator is editing the file for map B, not done yet.
+    h.config(config("") + "multipaths {\n multipath {\n wwid 36001405bbbb\n"
+                          " path_selector \"round-robin 0\"\n }\n}\n");
+    h.clearCalls();
+    std::optional<mpath::Result<void>> r;
+    h.daemon().setMapSetting(kMapA, "path_selector", "queue-length 0", true,
+                             [&](mpath::Result<void> x) { r = std::move(x); });
+    ASSERT_TRUE(h.advanceUntil([&] { return r.has_value(); }, 5s));
+    ASSERT_TRUE(*r) << r->error().message;
+    h.settle();
+    EXPECT_NE(h.table(kMapA).find("queue-length"), std::string::npos) << h.logText();
+    EXPECT_EQ(h.count("reload 36001405bbbb"), 0u) << "map B's edit waits for a reconfigure\n"
+                                                  << h.logText();
+    EXPECT_EQ(h.table(kMapB).find("round-robin"), std::string::npos);
+    // It is written, for the next start.
+    EXPECT_TRUE(std::filesystem::exists(h.root() + "/etc/mpathd/conf.d")) << "the drop-in's folder";
+    ASSERT_TRUE(h.reconfigure());
+    h.settle();
+    EXPECT_NE(h.table(kMapA).find("queue-length"), std::string::npos) << "persistent";
+    EXPECT_NE(h.table(kMapB).find("round-robin"), std::string::npos) << "read now";
 }

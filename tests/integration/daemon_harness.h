@@ -19,6 +19,7 @@
 #include <mpath/testing/scripted_checkers.h>
 #include <mpath/testing/serialized_device_mapper.h>
 #include <mpath/testing/sysfs_tree_builder.h>
+#include <optional>
 #include <string>
 #include <sys/sysmacros.h>
 #include <vector>
@@ -155,6 +156,19 @@ public:
         for (auto &d : devices.value())
             udev_->addDevice(d);
         start();
+    }
+
+    /// Daemon::reconfigure(), its answer waited for (it reads the files off
+    /// the loop).
+    mpath::Result<void> reconfigure() {
+        std::optional<mpath::Result<void>> r;
+        daemon_->reconfigure([&](mpath::Result<void> x) { r = std::move(x); });
+        for (int i = 0; i < 400 && !r; ++i) {
+            drain();
+            if (!r)
+                loop_.advance(10ms);
+        }
+        return r ? *r : mpath::Result<void>(mpath::Error{ETIMEDOUT, "no answer"});
     }
 
     /// Moves the clock in small steps until \a pred holds, at most \a limit.
