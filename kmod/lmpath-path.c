@@ -148,6 +148,202 @@ out:
 
 /*
  *---------------------------------------------------------------
+ * Paths leaving and coming back (slow path, but fail_path_fast)
+ *---------------------------------------------------------------
+ */
+
+void __lmpath_enable_nopath_timeout(struct lmpath *m)
+{
+	lockdep_assert_held(&m->lock);
+
+	if (!atomic_read(&m->nr_valid_paths) &&
+	    test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
+		lmpath_arm_nopath_timer(m);
+}
+
+/*
+ * Everything that follows a path leaving service, once its LMPP_USABLE bit
+ * is clear and nr_valid_paths has dropped: tell the selector, count it,
+ * send the uevent (with @nr_valid, the count right after this failure, as
+ * the stock target sends it) and the table event.
+ */
+static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
+				 int nr_valid)
+{
+	struct lmpath_pg *pg = p->pg;
+
+	lockdep_assert_held(&m->lock);
+
+	DMWARN("%s: Failing path %s.", dm_table_device_name(m->ti->table),
+	       p->dev->name);
+
+	if (pg->ps.type->fail_path)
+		pg->ps.type->fail_path(&pg->ps, &p->ps_path);
+	p->fail_count++;
+
+	if (p == READ_ONCE(m->current_path))
+		WRITE_ONCE(m->current_path, NULL);
+
+	lmpath_path_event(p, true, nr_valid);
+	lmpath_table_event(m);
+	__lmpath_enable_nopath_timeout(m);
+}
+
+/*
+ * Report the fast-path failures whose count is recorded, in the order
+ * they happened.  Reinstating a path reports them all first, so between
+ * two reinstatements nr_valid_paths only went down: the failure that left
+ * the highest count came first.  A failure whose count is not recorded yet
+ * is reported by its own fail_work, which is queued after the record.
+ */
+static void __report_pending_failures(struct lmpath *m)
+{
+	struct lmpath_path *first;
+	unsigned int i, j;
+	int rec, best;
+
+	lockdep_assert_held(&m->lock);
+
+	for (;;) {
+		first = NULL;
+		best = 0;
+		for (i = 0; i < m->nr_pgs; i++) {
+			for (j = 0; j < m->pgs[i].nr_paths; j++) {
+				struct lmpath_path *p = &m->pgs[i].paths[j];
+
+				if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+					continue;
+				/* pairs with fail_path_fast()'s release */
+				rec = smp_load_acquire(&p->fail_report);
+				if (rec > best) {
+					best = rec;
+					first = p;
+				}
+			}
+		}
+		if (!first)
+			return;
+		first->fail_report = 0;
+		clear_bit(LMPP_FAIL_PENDING, &first->ps_path.flags);
+		__report_path_failed(m, first, best - 1);
+	}
+}
+
+/* Take a path out of use: fail_path message, pg_init errors. */
+int lmpath_fail_path(struct lmpath_path *p)
+{
+	struct lmpath *m = p->pg->m;
+	unsigned long flags;
+	int nr_valid;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
+		nr_valid = atomic_dec_return(&m->nr_valid_paths);
+		/* failures the fast path saw before this one go out first */
+		__report_pending_failures(m);
+		__report_path_failed(m, p, nr_valid);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return 0;
+}
+
+/*
+ * Take a path out of use from the fast path, without a lock: one atomic
+ * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
+ * concurrent reinstate sees either a usable path or a pending report it
+ * must flush first.  The winner records the count its failure left (the
+ * uevent carries it, as the stock target's does) and queues the report.
+ */
+void lmpath_fail_path_fast(struct lmpath *m, struct lmpath_path *p)
+{
+	unsigned long old = READ_ONCE(p->ps_path.flags), new;
+	int nr_valid;
+
+	do {
+		if (!(old & BIT(LMPP_USABLE)))
+			return;
+		new = (old & ~BIT(LMPP_USABLE)) | BIT(LMPP_FAIL_PENDING);
+	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
+	lmpath_race_point(m, "path failing");
+
+	nr_valid = atomic_dec_return(&m->nr_valid_paths);
+	/* the record is complete before a scan can see it; see above */
+	smp_store_release(&p->fail_report, nr_valid + 1);
+	/* Held I/O must not stay pinned to this path until the report. */
+	cmpxchg(&m->current_path, p, NULL);
+	lmpath_queue_fail_work(p);
+}
+
+/* The work item fail_path_fast() queued. */
+void lmpath_report_failure(struct lmpath_path *p)
+{
+	struct lmpath *m = p->pg->m;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	__report_pending_failures(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* Put a failed path back into use: reinstate_path message. */
+int lmpath_reinstate_path(struct lmpath_path *p)
+{
+	struct lmpath_pg *pg = p->pg;
+	struct lmpath *m = pg->m;
+	bool run_queue = false, usable;
+	unsigned int nr_valid;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	if (lmpath_path_usable(p))
+		goto out;
+
+	/* Failures seen by end_io but not reported yet are reported first. */
+	__report_pending_failures(m);
+	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags)) {
+		/* failed a moment ago, its count not recorded yet */
+		p->fail_report = 0;
+		__report_path_failed(m, p, atomic_read(&m->nr_valid_paths));
+	}
+
+	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
+	       p->dev->name);
+
+	if (pg->ps.type->reinstate_path)
+		pg->ps.type->reinstate_path(&pg->ps, &p->ps_path);
+	set_bit(LMPP_USABLE, &p->ps_path.flags);
+	lmpath_race_point(m, "path usable");
+
+	nr_valid = atomic_inc_return(&m->nr_valid_paths);
+	if (nr_valid == 1) {
+		WRITE_ONCE(m->current_path, NULL);
+		run_queue = true;
+	} else if (m->hw_handler_name && READ_ONCE(m->current_pg) == pg) {
+		if (lmpath_queue_activation(p, 0))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+
+	lmpath_path_event(p, false, nr_valid);
+	lmpath_table_event(m);
+
+out:
+	usable = lmpath_path_usable(p);
+	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_race_point(m, "reinstate unlocked");
+
+	if (run_queue)
+		lmpath_run_queued_io(m);
+
+	if (usable)
+		lmpath_flush(m, LMPATH_FLUSH_NOPATH_TIMER);
+
+	return 0;
+}
+
+/*
+ *---------------------------------------------------------------
  * Path selection (fast path, lock-free)
  *---------------------------------------------------------------
  */
@@ -226,6 +422,7 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 	int bypassed;
 
 	if (!atomic_read(&m->nr_valid_paths)) {
+		lmpath_race_point(m, "no path found");
 		/* nothing to initialise: held bios fail or wait for a path */
 		lmpath_release_held_io(m);
 		goto failed;
@@ -330,6 +527,36 @@ void lmpath_queue_io(struct lmpath *m, struct llist_node *node)
 	llist_add(node, &m->queued_bios);
 	if (!lmpath_queue_stalled(m))
 		lmpath_kick_queued_io(m);
+}
+
+/* end_io: @node's bio failed on its path and waits for the drain work. */
+static void lmpath_requeue_io(struct lmpath *m, struct llist_node *node)
+{
+	llist_add(node, &m->queued_bios);
+	lmpath_race_point(m, "bio handed over");
+	if (!lmpath_queue_stalled(m))
+		lmpath_kick_queued_io(m);
+}
+
+enum lmpath_bio_choice lmpath_end_io_bio_path(struct lmpath *m,
+					      struct lmpath_path *p,
+					      struct llist_node *node)
+{
+	if (p)
+		lmpath_fail_path_fast(m, p);
+
+	if (!atomic_read(&m->nr_valid_paths) &&
+	    !test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
+		return LMPATH_BIO_NO_PATH;
+
+	lmpath_requeue_io(m, node);
+	return LMPATH_BIO_QUEUED;
+}
+
+/* The drain work: every queued bio, newest first. */
+struct llist_node *lmpath_take_queued_io(struct lmpath *m)
+{
+	return llist_del_all(&m->queued_bios);
 }
 
 /*

@@ -194,6 +194,31 @@ void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
 			     bool delay_retry);
 
 /*
+ * lmpath-path.c: paths leaving and coming back.  lmpath_fail_path_fast()
+ * is end_io's (lock-free); lmpath_report_failure() is the work item it
+ * queues; lmpath_fail_path() and lmpath_reinstate_path() are the messages
+ * (and pg_init's failures).  __lmpath_enable_nopath_timeout() expects
+ * m->lock held.
+ */
+void lmpath_fail_path_fast(struct lmpath *m, struct lmpath_path *p);
+void lmpath_report_failure(struct lmpath_path *p);
+int lmpath_fail_path(struct lmpath_path *p);
+int lmpath_reinstate_path(struct lmpath_path *p);
+void __lmpath_enable_nopath_timeout(struct lmpath *m);
+
+/*
+ * Bio mode's end_io for a bio that failed with a path error on @p (NULL
+ * when it had none): LMPATH_BIO_QUEUED, @node's bio now belongs to the
+ * drain work; LMPATH_BIO_NO_PATH, no path and no queueing, it completes
+ * with its error.  The drain work takes the queued bios with
+ * lmpath_take_queued_io().
+ */
+enum lmpath_bio_choice lmpath_end_io_bio_path(struct lmpath *m,
+					      struct lmpath_path *p,
+					      struct llist_node *node);
+struct llist_node *lmpath_take_queued_io(struct lmpath *m);
+
+/*
  * lmpath-target.c: the hooks lmpath-path.c drives.  Kick the queued I/O
  * (bio mode: the drain work; request mode: dm core's requeue list); queue
  * the pg_init work; queue @p's scsi_dh activation after @delay jiffies,
@@ -202,6 +227,20 @@ void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
 void lmpath_kick_queued_io(struct lmpath *m);
 void lmpath_queue_pg_init_work(struct lmpath *m);
 bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay);
+
+/*
+ * lmpath-target.c: the hooks of path failure and reinstatement.  Queue
+ * @p's lmpath_report_failure(); send the PATH_FAILED (@failed) or
+ * PATH_REINSTATED uevent for @p with @nr_valid; queue the table event;
+ * arm the no-path timer (if a timeout is set) or stop it without waiting
+ * for its function, both under m->lock; run the map's queue and the
+ * queued I/O again (a path is back).
+ */
+void lmpath_queue_fail_work(struct lmpath_path *p);
+void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid);
+void lmpath_table_event(struct lmpath *m);
+void lmpath_arm_nopath_timer(struct lmpath *m);
+void lmpath_run_queued_io(struct lmpath *m);
 
 /*
  * lmpath-path.c: quiescing.  lmpath_flush_all() (postsuspend) returns

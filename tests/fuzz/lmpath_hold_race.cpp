@@ -20,8 +20,10 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -53,6 +55,16 @@ struct World {
     lmpath *m = nullptr;
     std::atomic<bool> failWorkPending{false}, eventPending{false}, timerArmed{false};
     std::string flushed; // " [what]" for each lmpath_flush(), in order
+
+    // Path failure and reinstatement, under actMu: the paths whose
+    // failure report is queued, and the uevents sent, in order.
+    struct PathEvent {
+        bool failed;
+        std::string path;
+        int nrValid;
+    };
+    std::set<std::string> failWork;
+    std::vector<PathEvent> events;
 };
 
 World *world;
@@ -71,6 +83,18 @@ bool queueActivation(void *, const char *path) {
     world->activated += std::string(" ") + path;
     return true;
 }
+// Run the failure reports queued so far; true if there were any.
+bool runFailWork() {
+    std::set<std::string> queued;
+    {
+        std::lock_guard<std::mutex> lock(world->actMu);
+        queued.swap(world->failWork);
+    }
+    for (const auto &path : queued)
+        lmpath_user_report_failure(world->m, path.c_str());
+    return !queued.empty();
+}
+
 // lmpath_flush(): wait for a kind of work item, as flush_work() does, by
 // running it here if it is pending.
 void flush(void *, const char *what) {
@@ -87,6 +111,7 @@ void flush(void *, const char *what) {
         if (w.drainPending.exchange(false))
             lmpath_user_drain(w.m);
     } else if (kind == "fail work") {
+        runFailWork();
         // lmpath_fail_work(): the report queues the table event and, the
         // last path gone under queue_if_no_path, arms the no-path timer
         if (w.failWorkPending.exchange(false)) {
@@ -102,6 +127,21 @@ void flush(void *, const char *what) {
             w.drainPending = true;
     }
     // "activations": started when queued; a case ends them (pg_init_done)
+}
+
+void queueFailWork(void *, const char *path) {
+    std::lock_guard<std::mutex> lock(world->actMu);
+    world->failWork.insert(path);
+}
+void pathEvent(void *, bool failed, const char *path, int nrValid) {
+    std::lock_guard<std::mutex> lock(world->actMu);
+    world->events.push_back({failed, path, nrValid});
+}
+void tableEvent(void *) {
+    world->eventPending = true;
+}
+void nopathTimer(void *, bool arm) {
+    world->timerArmed = arm;
 }
 
 void racePoint(void *, const char *where) {
@@ -137,8 +177,9 @@ struct Case {
     Case(const char *n, const char *table, const char *attached = nullptr) : name(n) {
         world = &w;
         lmpath_user_set_attached_handler(attached);
-        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation,
-                                racePoint,    flush,           nullptr};
+        lmpath_user_hooks hooks{kickQueuedIo, queuePgInitWork, queueActivation, racePoint,
+                                flush,        queueFailWork,   pathEvent,       tableEvent,
+                                nopathTimer,  nullptr};
         lmpath_user_set_hooks(&hooks);
         const char *error = nullptr;
         if (lmpath_user_create(table, &m, &error)) {
@@ -170,6 +211,8 @@ struct Case {
                 lmpath_user_drain(m);
                 ran = true;
             }
+            if (runFailWork())
+                ran = true;
             if (!ran)
                 return;
         }

@@ -122,6 +122,8 @@ static inline bool IS_ERR_OR_NULL(const void *ptr) { return !ptr || IS_ERR(ptr);
 					    __ATOMIC_SEQ_CST);                             \
 		_o;                                                                                \
 	})
+#define try_cmpxchg(p, po, n)                                                                      \
+	__atomic_compare_exchange_n((p), (po), (n), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #define cpu_relax() barrier()
 
 /* ---- bitops on unsigned long words */
