@@ -38,6 +38,7 @@ int __lmpath_pg_init_all_paths(struct lmpath *m)
 
 	atomic_inc(&m->pg_init_count);
 	clear_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+	lmpath_race_point(m, "pg_init starting");
 
 	pg = READ_ONCE(m->current_pg);
 	if (!pg)
@@ -163,17 +164,21 @@ void __lmpath_enable_nopath_timeout(struct lmpath *m)
 
 /*
  * Everything that follows a path leaving service, once its LMPP_USABLE bit
- * is clear and nr_valid_paths has dropped: tell the selector, count it,
- * send the uevent (with @nr_valid, the count right after this failure, as
- * the stock target sends it) and the table event.
+ * is clear: count it out of nr_valid_paths, tell the selector, count the
+ * failure, send the uevent (with the count this failure left, as the stock
+ * target sends it) and the table event, and start the no-path timer if it
+ * was the last path.  Every change of nr_valid_paths happens under the
+ * lock together with its uevent, so the counts users see go down by one
+ * with each PATH_FAILED and up by one with each PATH_REINSTATED.
  */
-static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
-				 int nr_valid)
+static void __report_path_failed(struct lmpath *m, struct lmpath_path *p)
 {
 	struct lmpath_pg *pg = p->pg;
+	int nr_valid;
 
 	lockdep_assert_held(&m->lock);
 
+	nr_valid = atomic_dec_return(&m->nr_valid_paths);
 	DMWARN("%s: Failing path %s.", dm_table_device_name(m->ti->table),
 	       p->dev->name);
 
@@ -190,43 +195,34 @@ static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
 }
 
 /*
- * Report the fast-path failures whose count is recorded, in the order
- * they happened.  Reinstating a path reports them all first, so between
- * two reinstatements nr_valid_paths only went down: the failure that left
- * the highest count came first.  A failure whose count is not recorded yet
- * is reported by its own fail_work, which is queued after the record.
+ * Report @p's failure if the fast path took it out of use and nobody has
+ * reported that yet.  LMPP_FAIL_PENDING is set lock-free (with the clear
+ * of LMPP_USABLE, in one step) and cleared only here, under the lock.
+ */
+static void __report_failure(struct lmpath *m, struct lmpath_path *p)
+{
+	lockdep_assert_held(&m->lock);
+
+	if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
+		return;
+	clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags);
+	__report_path_failed(m, p);
+}
+
+/*
+ * Report every failure the fast path saw and nobody reported yet.  The
+ * messages call this before their own change, so that a failure that
+ * happened first is reported first.
  */
 static void __report_pending_failures(struct lmpath *m)
 {
-	struct lmpath_path *first;
 	unsigned int i, j;
-	int rec, best;
 
 	lockdep_assert_held(&m->lock);
 
-	for (;;) {
-		first = NULL;
-		best = 0;
-		for (i = 0; i < m->nr_pgs; i++) {
-			for (j = 0; j < m->pgs[i].nr_paths; j++) {
-				struct lmpath_path *p = &m->pgs[i].paths[j];
-
-				if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-					continue;
-				/* pairs with fail_path_fast()'s release */
-				rec = smp_load_acquire(&p->fail_report);
-				if (rec > best) {
-					best = rec;
-					first = p;
-				}
-			}
-		}
-		if (!first)
-			return;
-		first->fail_report = 0;
-		clear_bit(LMPP_FAIL_PENDING, &first->ps_path.flags);
-		__report_path_failed(m, first, best - 1);
-	}
+	for (i = 0; i < m->nr_pgs; i++)
+		for (j = 0; j < m->pgs[i].nr_paths; j++)
+			__report_failure(m, &m->pgs[i].paths[j]);
 }
 
 /* Take a path out of use: fail_path message, pg_init errors. */
@@ -234,15 +230,12 @@ int lmpath_fail_path(struct lmpath_path *p)
 {
 	struct lmpath *m = p->pg->m;
 	unsigned long flags;
-	int nr_valid;
 
 	spin_lock_irqsave(&m->lock, flags);
-	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
-		nr_valid = atomic_dec_return(&m->nr_valid_paths);
-		/* failures the fast path saw before this one go out first */
-		__report_pending_failures(m);
-		__report_path_failed(m, p, nr_valid);
-	}
+	/* failures the fast path saw before this one go out first */
+	__report_pending_failures(m);
+	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags))
+		__report_path_failed(m, p);
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	return 0;
@@ -250,15 +243,16 @@ int lmpath_fail_path(struct lmpath_path *p)
 
 /*
  * Take a path out of use from the fast path, without a lock: one atomic
- * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
- * concurrent reinstate sees either a usable path or a pending report it
- * must flush first.  The winner records the count its failure left (the
- * uevent carries it, as the stock target's does) and queues the report.
+ * transition USABLE -> FAIL_PENDING, so exactly one caller wins, and from
+ * that instant no selector returns the path.  That is all end_io changes:
+ * the count of valid paths, the selector and the uevent change under the
+ * lock, in the report, which the fail work makes (or a message that comes
+ * first).  Were the decrement made here, a reinstate could come between
+ * this transition and the decrement and count the path twice.
  */
 void lmpath_fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 {
 	unsigned long old = READ_ONCE(p->ps_path.flags), new;
-	int nr_valid;
 
 	do {
 		if (!(old & BIT(LMPP_USABLE)))
@@ -267,9 +261,6 @@ void lmpath_fail_path_fast(struct lmpath *m, struct lmpath_path *p)
 	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
 	lmpath_race_point(m, "path failing");
 
-	nr_valid = atomic_dec_return(&m->nr_valid_paths);
-	/* the record is complete before a scan can see it; see above */
-	smp_store_release(&p->fail_report, nr_valid + 1);
 	/* Held I/O must not stay pinned to this path until the report. */
 	cmpxchg(&m->current_path, p, NULL);
 	lmpath_queue_fail_work(p);
@@ -282,7 +273,7 @@ void lmpath_report_failure(struct lmpath_path *p)
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
-	__report_pending_failures(m);
+	__report_failure(m, p);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -291,9 +282,9 @@ int lmpath_reinstate_path(struct lmpath_path *p)
 {
 	struct lmpath_pg *pg = p->pg;
 	struct lmpath *m = pg->m;
-	bool run_queue = false, usable;
-	unsigned int nr_valid;
+	bool run_queue = false;
 	unsigned long flags;
+	int nr_valid;
 
 	spin_lock_irqsave(&m->lock, flags);
 
@@ -302,11 +293,6 @@ int lmpath_reinstate_path(struct lmpath_path *p)
 
 	/* Failures seen by end_io but not reported yet are reported first. */
 	__report_pending_failures(m);
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags)) {
-		/* failed a moment ago, its count not recorded yet */
-		p->fail_report = 0;
-		__report_path_failed(m, p, atomic_read(&m->nr_valid_paths));
-	}
 
 	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
 	       p->dev->name);
@@ -329,15 +315,20 @@ int lmpath_reinstate_path(struct lmpath_path *p)
 	lmpath_table_event(m);
 
 out:
-	usable = lmpath_path_usable(p);
+	/*
+	 * A valid path: the no-path timeout is off.  Decided and done under
+	 * the lock, where a later failure arms the timer again: stopped after
+	 * unlocking, it could be the timer of a failure that came since.  The
+	 * timer function takes the lock too: if it already runs, the timeout
+	 * expired before the path came back.
+	 */
+	if (atomic_read(&m->nr_valid_paths))
+		lmpath_disarm_nopath_timer(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 	lmpath_race_point(m, "reinstate unlocked");
 
 	if (run_queue)
 		lmpath_run_queued_io(m);
-
-	if (usable)
-		lmpath_flush(m, LMPATH_FLUSH_NOPATH_TIMER);
 
 	return 0;
 }
@@ -407,7 +398,14 @@ static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
 		return NULL;
 
 	p = to_lmpath_path(pp);
-	if (unlikely(READ_ONCE(m->current_pg) != pg))
+	/*
+	 * Acquire, pairing with the switch's smp_mb__after_atomic() between
+	 * setting QUEUE_IO and PG_INIT_REQUIRED and publishing the group: a
+	 * mapper that sees the new group sees those bits in
+	 * lmpath_must_hold_io() too, and holds its I/O for pg_init.  (A plain
+	 * load on x86; on arm64 and powerpc the bits could be read older.)
+	 */
+	if (unlikely(smp_load_acquire(&m->current_pg) != pg))
 		lmpath_switch_pg(m, pg, p);
 
 	return p;
@@ -421,12 +419,8 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 	unsigned int i;
 	int bypassed;
 
-	if (!atomic_read(&m->nr_valid_paths)) {
-		lmpath_race_point(m, "no path found");
-		/* nothing to initialise: held bios fail or wait for a path */
-		lmpath_release_held_io(m);
+	if (!atomic_read(&m->nr_valid_paths))
 		goto failed;
-	}
 
 	/* switch_group asked for this group: one mapper claims the switch. */
 	pg = READ_ONCE(m->next_pg);
@@ -465,14 +459,27 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 	}
 
 failed:
+	lmpath_race_point(m, "no path found");
 	/*
 	 * Under the lock, as a switch: with no usable path, the I/O fails or
 	 * waits anyway, so this is not the path fast I/O takes.
+	 *
+	 * With no valid path there is nothing to initialise: held bios fail
+	 * or wait for a path, and there is no current group.  nr_valid_paths
+	 * is read again here, under the lock that reinstate and the switch
+	 * take (and every change of the count): a zero read above may be
+	 * stale, and acting on it would let I/O through to a group whose
+	 * pg_init a switch made since has just started, or undo that switch.
+	 * A nonzero count with no usable path is a failure not reported yet:
+	 * its report comes, and the next mapper finds the count at zero.
 	 */
 	spin_lock_irqsave(&m->lock, flags);
-	WRITE_ONCE(m->current_path, NULL);
-	lmpath_race_point(m, "no path");
-	WRITE_ONCE(m->current_pg, NULL);
+	if (!atomic_read(&m->nr_valid_paths)) {
+		lmpath_release_held_io(m);
+		WRITE_ONCE(m->current_path, NULL);
+		lmpath_race_point(m, "no path");
+		WRITE_ONCE(m->current_pg, NULL);
+	}
 	spin_unlock_irqrestore(&m->lock, flags);
 	return NULL;
 }
@@ -529,13 +536,28 @@ void lmpath_queue_io(struct lmpath *m, struct llist_node *node)
 		lmpath_kick_queued_io(m);
 }
 
-/* end_io: @node's bio failed on its path and waits for the drain work. */
+/*
+ * end_io: @node's bio failed on its path and waits for the drain work.
+ * Once it is on the list the drain may complete it, after which dm core
+ * may suspend and destroy the table, freeing @m.  dm core's RCU grace
+ * period before the destructor only waits for completions that cannot be
+ * preempted; a completion in process context (loop, null_blk irqmode=0, a
+ * stacked dm device) can be preempted right after the push.  So the push,
+ * the test and the kick happen under m->lock: postsuspend and dtr take it
+ * (lmpath_flush_all()) before anything of @m is freed, so @m outlives this
+ * section, and after it this CPU does not touch @m.  A rare path (a path
+ * error); the stock target queues under its lock too.
+ */
 static void lmpath_requeue_io(struct lmpath *m, struct llist_node *node)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
 	llist_add(node, &m->queued_bios);
 	lmpath_race_point(m, "bio handed over");
 	if (!lmpath_queue_stalled(m))
 		lmpath_kick_queued_io(m);
+	spin_unlock_irqrestore(&m->lock, flags);
 }
 
 enum lmpath_bio_choice lmpath_end_io_bio_path(struct lmpath *m,
@@ -609,6 +631,7 @@ void lmpath_flush_all(struct lmpath *m)
 	unsigned long flags;
 	bool disabled;
 
+	/* Also waits for an end_io handing a bio over (lmpath_requeue_io()). */
 	spin_lock_irqsave(&m->lock, flags);
 	disabled = !test_and_set_bit(LMPF_PG_INIT_DISABLED, &m->flags);
 	spin_unlock_irqrestore(&m->lock, flags);

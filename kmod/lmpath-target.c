@@ -189,6 +189,13 @@ void lmpath_arm_nopath_timer(struct lmpath *m)
 		mod_timer(&m->nopath_timer, jiffies + timeout);
 }
 
+void lmpath_disarm_nopath_timer(struct lmpath *m)
+{
+	lockdep_assert_held(&m->lock);
+
+	timer_delete(&m->nopath_timer);
+}
+
 void lmpath_run_queued_io(struct lmpath *m)
 {
 	dm_table_run_md_queue_async(m->ti->table);

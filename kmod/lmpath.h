@@ -90,12 +90,6 @@ struct lmpath_path {
 	struct lmpath_pg *pg;		/* owning group */
 	struct dm_dev *dev;		/* the path device */
 	unsigned int fail_count;	/* cumulative failures, under lock */
-	/*
-	 * 1 + nr_valid_paths just after a fast-path failure of this path, for
-	 * its PATH_FAILED uevent; 0 while no such report is ready.  Stored
-	 * with release by the failing CPU, cleared under lock when reported.
-	 */
-	int fail_report;
 
 	struct delayed_work activate_path; /* scsi_dh activation */
 	struct work_struct fail_work;	/* reports a fast-path failure */
@@ -240,6 +234,7 @@ void lmpath_queue_fail_work(struct lmpath_path *p);
 void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid);
 void lmpath_table_event(struct lmpath *m);
 void lmpath_arm_nopath_timer(struct lmpath *m);
+void lmpath_disarm_nopath_timer(struct lmpath *m);
 void lmpath_run_queued_io(struct lmpath *m);
 
 /*

@@ -363,6 +363,13 @@ void lmpath_arm_nopath_timer(struct lmpath *m)
 		user_hooks.nopath_timer(user_hooks.ctx, true);
 }
 
+void lmpath_disarm_nopath_timer(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.nopath_timer)
+		user_hooks.nopath_timer(user_hooks.ctx, false);
+}
+
 /* dm_table_run_md_queue_async() has nothing to run here: bio mode */
 void lmpath_run_queued_io(struct lmpath *m)
 {
@@ -617,4 +624,25 @@ unsigned int lmpath_user_fail_count(struct lmpath *m, const char *name)
 int lmpath_user_queue_if_no_path(struct lmpath *m)
 {
 	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+}
+
+void lmpath_user_pg_init_retry(struct lmpath *m, const char *name)
+{
+	/* lmpath-target.c pg_init_limit_reached(), below the limit */
+	spin_lock(&m->lock);
+	set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+	spin_unlock(&m->lock);
+	lmpath_pg_init_finished(path_named(m, name), 0, true);
+}
+
+int lmpath_user_current_pair_consistent(struct lmpath *m)
+{
+	struct lmpath_path *p;
+	int ok;
+
+	spin_lock(&m->lock);
+	p = READ_ONCE(m->current_path);
+	ok = !p || p->pg == READ_ONCE(m->current_pg);
+	spin_unlock(&m->lock);
+	return ok;
 }

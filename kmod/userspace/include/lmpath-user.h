@@ -146,6 +146,13 @@ int lmpath_user_nr_valid_paths(struct lmpath *m);
 int lmpath_user_path_usable(struct lmpath *m, const char *name);
 unsigned int lmpath_user_fail_count(struct lmpath *m, const char *name);
 int lmpath_user_queue_if_no_path(struct lmpath *m);
+/*
+ * pg_init_done() for an activation of path @name that asks for a retry
+ * (SCSI_DH_RETRY below the retry limit: pg_init is required again).
+ */
+void lmpath_user_pg_init_retry(struct lmpath *m, const char *name);
+/* current_path is NULL or a path of current_pg (read under the lock) */
+int lmpath_user_current_pair_consistent(struct lmpath *m);
 
 #ifdef __cplusplus
 }
