@@ -411,11 +411,39 @@ static struct lmpath_path *choose_path_in_pg(struct lmpath *m,
 	return p;
 }
 
+/*
+ * Map found no usable path.  Under the lock, as a switch: with no usable
+ * path, the I/O fails or waits anyway, so this is not the path fast I/O
+ * takes (and out of line, so that lmpath_choose_path() stays as small).
+ *
+ * With no valid path there is nothing to initialise: held bios fail or
+ * wait for a path, and there is no current group.  nr_valid_paths is read
+ * again here, under the lock that reinstate and the switch take (and
+ * every change of the count): a zero read by the caller may be stale, and
+ * acting on it would let I/O through to a group whose pg_init a switch
+ * made since has just started, or undo that switch.  A nonzero count with
+ * no usable path is a failure not reported yet: its report comes, and the
+ * next mapper finds the count at zero.
+ */
+static noinline void lmpath_no_path(struct lmpath *m)
+{
+	unsigned long flags;
+
+	lmpath_race_point(m, "no path found");
+	spin_lock_irqsave(&m->lock, flags);
+	if (!atomic_read(&m->nr_valid_paths)) {
+		lmpath_release_held_io(m);
+		WRITE_ONCE(m->current_path, NULL);
+		lmpath_race_point(m, "no path");
+		WRITE_ONCE(m->current_pg, NULL);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
 struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 {
 	struct lmpath_pg *pg;
 	struct lmpath_path *p;
-	unsigned long flags;
 	unsigned int i;
 	int bypassed;
 
@@ -459,28 +487,7 @@ struct lmpath_path *lmpath_choose_path(struct lmpath *m, size_t nr_bytes)
 	}
 
 failed:
-	lmpath_race_point(m, "no path found");
-	/*
-	 * Under the lock, as a switch: with no usable path, the I/O fails or
-	 * waits anyway, so this is not the path fast I/O takes.
-	 *
-	 * With no valid path there is nothing to initialise: held bios fail
-	 * or wait for a path, and there is no current group.  nr_valid_paths
-	 * is read again here, under the lock that reinstate and the switch
-	 * take (and every change of the count): a zero read above may be
-	 * stale, and acting on it would let I/O through to a group whose
-	 * pg_init a switch made since has just started, or undo that switch.
-	 * A nonzero count with no usable path is a failure not reported yet:
-	 * its report comes, and the next mapper finds the count at zero.
-	 */
-	spin_lock_irqsave(&m->lock, flags);
-	if (!atomic_read(&m->nr_valid_paths)) {
-		lmpath_release_held_io(m);
-		WRITE_ONCE(m->current_path, NULL);
-		lmpath_race_point(m, "no path");
-		WRITE_ONCE(m->current_pg, NULL);
-	}
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_no_path(m);
 	return NULL;
 }
 

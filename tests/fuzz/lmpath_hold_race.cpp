@@ -728,13 +728,8 @@ int endIoIsDoneWithTheMapOnceTheDrainHasItsBio() {
     lmpath_user_map_bio(c.m, a);
     c.settle();
     c.check(lmpath_user_io_state(a) == LMPATH_USER_IO_MAPPED, "the bio was not mapped");
-    std::atomic<bool> endIoReturned{false}, freedFirst{false};
     c.interleave(
-        "bio handed over",
-        [&] {
-            lmpath_user_end_io_error(c.m, a);
-            endIoReturned = true;
-        },
+        "bio handed over", [&] { lmpath_user_end_io_error(c.m, a); },
         [&] {
             lmpath_user_drain(c.m);
             if (lmpath_user_io_state(a) != LMPATH_USER_IO_MAPPED)
@@ -742,7 +737,6 @@ int endIoIsDoneWithTheMapOnceTheDrainHasItsBio() {
             // the bio completed: suspend, then the table goes
             lmpath_user_flush_all(c.m);
             lmpath_user_stop(c.m);
-            freedFirst = !endIoReturned;
             lmpath_user_destroy(c.m);
             c.m = nullptr;
             c.w.m = nullptr;
@@ -750,7 +744,8 @@ int endIoIsDoneWithTheMapOnceTheDrainHasItsBio() {
     c.check(lmpath_user_io_state(a) == LMPATH_USER_IO_MAPPED,
             "the drain did not map the bio again (state " +
                 std::to_string(lmpath_user_io_state(a)) + ")");
-    c.check(!freedFirst, "the map was freed while end_io, having handed its bio over, still ran");
+    c.check(!c.w.otherDoneWhileStopped,
+            "the map was freed while end_io, having handed its bio over, was not done with it");
     lmpath_user_io_free(a);
     return c.failures;
 }

@@ -58,6 +58,7 @@ typedef u64 sector_t;
 #define __user
 #define __must_check
 #define __maybe_unused __attribute__((unused))
+#define noinline __attribute__((noinline))
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
