@@ -28,8 +28,8 @@ result preempt "$(sed -n 's/.*(\([a-z]*\)).*/\1/p' "$pf")"
 
 verify=1
 modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=1 memory_backed=1 2>/dev/null || {
-	# memory_backed is a module parameter since 6.10 only: without it the
-	# device keeps no data and fio checks for I/O errors only
+	# a null_blk without the memory_backed parameter keeps no data: fio
+	# then checks for I/O errors only (both Debian kernels have it)
 	verify=0
 	modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=1 || die "cannot load null_blk"
 }
