@@ -26,17 +26,28 @@
  *   nr_pgs, pgs[]    ctr; the array and the groups in it are immutable
  *   current_pg       WRITE_ONCE under lock, by everyone: map takes the
  *                    lock for a group switch and when no path is left;
- *                    readers READ_ONCE
+ *                    readers READ_ONCE, but the mapper's test that no
+ *                    switch is needed loads it with acquire, pairing with
+ *                    the switch's barrier after setting QUEUE_IO and
+ *                    PG_INIT_REQUIRED
  *   current_path     the path pg_init works on; same rules as current_pg,
  *                    except that fail_path_fast() clears it lock-free
  *                    (cmpxchg); map uses it only while it is in current_pg
  *   next_pg          set under lock by switch_group/ctr; claimed by map
  *                    with cmpxchg() so exactly one mapper switches
- *   nr_valid_paths   atomic; decremented by whoever clears LMPP_USABLE
- *                    (end_io or fail_path), incremented by reinstate
+ *   nr_valid_paths   atomic, changed only under lock, together with the
+ *                    uevent that carries it: decremented when a failure is
+ *                    reported (fail_path, or the report of an end_io
+ *                    failure), incremented by reinstate.  Between an
+ *                    end_io failure and its report it still counts the
+ *                    path; fast-path readers then find no usable path in
+ *                    the selectors instead.  Decisions on a zero count
+ *                    that change state are taken under lock.
  *   pg_init_in_progress, pg_init_count  atomics; writers hold lock
  *                    (the switch's reset of pg_init_count too)
- *   queued_bios      llist: map/end_io push, the drain work pops all
+ *   queued_bios      llist: map pushes, end_io pushes under lock (the
+ *                    map may go once the drain has the bio), the drain
+ *                    work pops all
  *
  * struct lmpath_pg
  *   ps, paths[], nr_paths, pg_num  ctr
@@ -45,7 +56,8 @@
  * struct lmpath_path
  *   ps_path.flags    LMPP_USABLE / LMPP_FAIL_PENDING, atomic bitops;
  *                    end_io moves USABLE to FAIL_PENDING with one
- *                    try_cmpxchg(); writers under lock use bitops
+ *                    try_cmpxchg(); writers under lock use bitops, and
+ *                    only they clear FAIL_PENDING (reporting the failure)
  *   fail_count       lock; read by status (under lock)
  *   dev, pg          ctr
  */
