@@ -51,11 +51,10 @@ struct World {
     // or, when set, every race point of every thread calls this instead
     std::function<void(const char *)> onRacePoint;
 
-    // What lmpath-target.c's work items would do, for the quiescing
-    // cases: a failure report still queued (fail work), the table event
-    // it queues, the no-path timer it arms.
+    // lmpath-target.c's side of the quiescing cases: the table event is
+    // queued, the no-path timer is armed.
     lmpath *m = nullptr;
-    std::atomic<bool> failWorkPending{false}, eventPending{false}, timerArmed{false};
+    std::atomic<bool> eventPending{false}, timerArmed{false};
     std::string flushed; // " [what]" for each lmpath_flush(), in order
 
     // Path failure and reinstatement, under actMu: the paths whose
@@ -120,12 +119,6 @@ void flush(void *, const char *what) {
             lmpath_user_drain(w.m);
     } else if (kind == "fail work") {
         runFailWork();
-        // lmpath_fail_work(): the report queues the table event and, the
-        // last path gone under queue_if_no_path, arms the no-path timer
-        if (w.failWorkPending.exchange(false)) {
-            w.eventPending = true;
-            w.timerArmed = true;
-        }
     } else if (kind == "event") {
         w.eventPending = false;
     } else if (kind == "nopath timer") {
@@ -495,19 +488,29 @@ int suspendWaitsForAPgInitDoneThatEndsWhileItWaits() {
     return c.failures;
 }
 
-// A path's failure report is still queued when the table is destroyed.
-// The report arms the no-path timer (and queues the table event); dtr
-// must stop the timer after the report, and then run the drain the
-// timer's function kicks, so that nothing of the map runs after dtr.
-// The fail work and the timer are lmpath-target.c's: World::flush models
-// what they do; the order is lmpath_stop()'s.
+int countFailed(const Case &c) {
+    int n = 0;
+    for (const auto &e : c.w.events)
+        n += e.failed;
+    return n;
+}
+
+// Both paths failed by I/O errors, their failure reports still queued,
+// when the table is destroyed.  The report of the last one arms the
+// no-path timer (and each queues the table event); dtr must stop the
+// timer after the reports, and then run the drain the timer's function
+// kicks, so that nothing of the map runs after dtr.  The reports are
+// lmpath-path.c's; World::flush models the timer's function.
 int dtrStopsTheTimerAfterTheFailReport() {
     Case c("DtrStopsTheTimerAfterTheFailReport",
            "3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
-    c.w.failWorkPending = true;
+    lmpath_user_io_error(c.m, "8:16");
+    lmpath_user_io_error(c.m, "8:32");
+    c.check(c.w.failWork.size() == 2, "the failures did not queue their reports");
     lmpath_user_stop(c.m);
     const std::string order = " (flushed:" + c.w.flushed + ")";
-    c.check(!c.w.failWorkPending, "a failure report was left queued" + order);
+    c.check(c.w.failWork.empty() && countFailed(c) == 2,
+            "a failure report was left queued" + order);
     c.check(!c.w.timerArmed, "the no-path timer is armed after dtr" + order);
     c.check(!c.w.eventPending, "a table event was left queued" + order);
     c.check(!c.w.drainPending, "the drain work was left queued" + order);
@@ -538,13 +541,6 @@ std::string checkEventCounts(Case &c, int start) {
     c.check(ok, "uevents do not count the valid paths (" + std::to_string(start) +
                     " at first):" + seen);
     return seen;
-}
-
-int countFailed(const Case &c) {
-    int n = 0;
-    for (const auto &e : c.w.events)
-        n += e.failed;
-    return n;
 }
 
 thread_local std::string actor;
