@@ -329,9 +329,12 @@ TEST(DaemonFaults, AnAnswerForARemovedDeviceIsNotTakenForTheNewOneOfTheSameName)
     start(h, "");
     h.advance(1s);
     h.checkers().hang("/dev/sdd");
-    h.advance(11s); // sdd's next check starts and hangs in its worker
+    // sdd's next check starts and hangs in its worker; within its
+    // deadline the device goes.
+    const unsigned before = h.checkers().checks("/dev/sdd");
+    ASSERT_TRUE(h.advanceUntil([&] { return h.checkers().checks("/dev/sdd") > before; }, 30s));
     h.inject("remove", "sdd");
-    h.settle();
+    h.drain();
     // A new disk takes the name, as the kernel reuses it; its node is
     // another here, so that its own checks are told apart.
     mpath::discovery::UdevDevice d;
@@ -343,7 +346,8 @@ TEST(DaemonFaults, AnAnswerForARemovedDeviceIsNotTakenForTheNewOneOfTheSameName)
     d.devnum = makedev(8, 48);
     d.properties = {{"ID_SERIAL", kMapB}, {"DEVTYPE", "disk"}};
     h.injectDevice(d);
-    h.settle();
+    h.advance(400ms); // planned again, well within the old check's 5 s
+    ASSERT_EQ(h.daemon().state().paths.at("sdd").mapWwid, kMapB);
     h.clearCalls();
     // The old check ends: its device said "down".
     h.checkers().set("/dev/sdd", CheckerState::Down);
