@@ -347,7 +347,7 @@ struct BusService::Impl {
                     return daemon.counters().plans > plans;
                 // A pass after the change acted on the map, and what it
                 // started has ended.
-                return it->second.actedPlan > plans && !it->second.busy && !it->second.dirty;
+                return it->second.actedPlan > plans && it->second.idle();
             },
             [this, call, wwid] {
                 const auto &maps = daemon.state().maps;
@@ -1336,7 +1336,7 @@ std::map<std::string, BusService::Object> BusService::compute() const {
 
     unsigned pending = 0;
     for (const auto &[wwid, rec] : st.maps)
-        pending += (rec.busy || rec.dirty) ? 1 : 0;
+        pending += rec.idle() ? 0 : 1;
     out[kManagerPath] = Object{kManagerIface,
                                {{"Version", std::string(MPATHD_VERSION)},
                                 {"Target", std::string(mpath::config::toString(daemon_.target()))},

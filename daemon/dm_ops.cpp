@@ -75,36 +75,66 @@ void DmOps::read(const std::string &wwid, const std::string &name,
         std::move(done));
 }
 
+void DmOps::readBack(const std::string &wwid, const std::string &name, const std::string &table,
+                     std::function<void(Result<LiveMap>)> done) {
+    run<LiveMap>(
+        wwid, daemon_.env().messageDeadline,
+        [name, table](mpath::dm::DeviceMapper &dm) -> Result<LiveMap> {
+            auto map = mpath::dm::parseTableLine(table);
+            if (!map)
+                return map.error().context("map " + name + ": table");
+            auto st = dm.deviceStatus(name);
+            if (!st)
+                return st.error();
+            if (st->second.empty())
+                return Error{EINVAL, "map " + name + " has no status"};
+            auto status = mpath::dm::parseStatus(st->second.front().params, *map);
+            if (!status)
+                return status.error().context("map " + name + ": status");
+            LiveMap live;
+            live.device = std::move(st->first);
+            live.params = table;
+            live.map = std::move(*map);
+            live.status = std::move(*status);
+            return live;
+        },
+        std::move(done));
+}
+
 void DmOps::create(const std::string &wwid, const std::string &name, const std::string &uuid,
                    const std::vector<mpath::dm::TargetLine> &targets,
-                   std::function<void(Result<void>)> done) {
-    run<bool>(
+                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+    run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, uuid, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
-            if (auto r = dm.create(name, uuid, targets); !r)
-                return r.error();
-            return true;
+        [name, uuid, targets](mpath::dm::DeviceMapper &dm) {
+            return dm.createAsync(name, uuid, targets);
         },
-        [done = std::move(done)](Result<bool> r) {
-            done(r ? Result<void>() : Result<void>(r.error()));
-        },
-        &Counters::creates);
+        std::move(done), &Counters::creates);
 }
 
 void DmOps::reload(const std::string &wwid, const std::string &name,
-                   const std::vector<mpath::dm::TargetLine> &targets,
-                   std::function<void(Result<void>)> done) {
-    run<bool>(
+                   const std::vector<mpath::dm::TargetLine> &targets, bool resized,
+                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+    run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
-            if (auto r = dm.reload(name, targets); !r)
+        [name, targets, resized](mpath::dm::DeviceMapper &dm) {
+            return dm.reloadAsync(name, targets, resized);
+        },
+        std::move(done), &Counters::reloads);
+}
+
+void DmOps::releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force) {
+    run<bool>(
+        wwid, daemon_.env().messageDeadline,
+        [cookie, force](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.releaseCookie(cookie, force); !r)
                 return r.error();
             return true;
         },
-        [done = std::move(done)](Result<bool> r) {
-            done(r ? Result<void>() : Result<void>(r.error()));
-        },
-        &Counters::reloads);
+        [wwid](Result<bool> r) {
+            if (!r)
+                logWarning(aboutMap(wwid, wwid), "udev cookie: " + r.error().message);
+        });
 }
 
 void DmOps::rename(const std::string &wwid, const std::string &name, const std::string &newName,

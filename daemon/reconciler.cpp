@@ -44,6 +44,14 @@ std::vector<mpath::dm::TargetLine> targetsOf(const std::string &line) {
     return out;
 }
 
+/// The one target line of \a targets as "0 <size> <target> <params>".
+std::string tableOf(const std::vector<mpath::dm::TargetLine> &targets) {
+    if (targets.empty())
+        return {};
+    const auto &t = targets.front();
+    return std::to_string(t.start) + " " + std::to_string(t.length) + " " + t.type + " " + t.params;
+}
+
 /// The parts of a table the kernel keeps as given: features, handler,
 /// groups with selector and arguments, paths. Not the group I/O goes to
 /// now (the kernel prints it as the initial group), nor any state.
@@ -94,6 +102,57 @@ void Reconciler::schedule() {
 void Reconciler::run() {
     timer_.reset();
     pass();
+}
+
+void Reconciler::park(MapRecord &rec, mpath::dm::UdevCookie cookie) {
+    if (!cookie)
+        return; // no udev to wait for
+    rec.udevCookie = cookie;
+    parked_.insert(rec.wwid);
+    const std::string wwid = rec.wwid;
+    rec.udevTimer = daemon_.loop().addTimer(kUdevWait, [this, wwid] {
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end() || !it->second.parked())
+            return;
+        logWarning(aboutMap(it->second.name, wwid), "udev did not process its uevent in " +
+                                                        std::to_string(kUdevWait.count()) +
+                                                        " s: going on without it");
+        unpark(it->second, true);
+    });
+}
+
+void Reconciler::unpark(MapRecord &rec, bool force) {
+    const mpath::dm::UdevCookie cookie = rec.udevCookie;
+    rec.udevCookie = {};
+    rec.udevTimer.reset();
+    parked_.erase(rec.wwid);
+    // Its semaphore goes (at once: udev completed it, or it is forced).
+    daemon_.dmOps().releaseCookie(rec.wwid, cookie, force);
+    if (rec.dirty && !rec.busy) {
+        rec.dirty = false;
+        schedule();
+    }
+    checkSettled();
+}
+
+void Reconciler::udevEvent(const std::string &wwid, uint32_t cookie) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end() || !it->second.parked() ||
+        it->second.udevCookie.base() != (cookie & 0xffff))
+        return;
+    logDebug(aboutMap(it->second.name, wwid), "udev is done with its last change");
+    unpark(it->second, false);
+}
+
+bool Reconciler::anyParked() const {
+    const auto &maps = daemon_.state().maps;
+    std::erase_if(parked_, [&](const std::string &wwid) {
+        auto it = maps.find(wwid);
+        return it == maps.end() || !it->second.parked();
+    });
+    return !parked_.empty();
 }
 
 bool Reconciler::filesBusy() const {
@@ -275,7 +334,7 @@ void Reconciler::pass() {
             continue;
         }
         rec.planned.reset();
-        if (rec.busy) {
+        if (rec.busy || rec.parked()) {
             // A change still runs: what is left of the map is decided when
             // it ends (a map whose last path went meanwhile goes then).
             rec.dirty = true;
@@ -376,7 +435,9 @@ void Reconciler::bindThenCreate(MapRecord &rec) {
 }
 
 void Reconciler::act(MapRecord &rec) {
-    if (rec.busy) {
+    if (rec.busy || rec.parked()) {
+        // A change runs, or udev has not processed the last one: what the
+        // plan wants now goes as one operation once it has.
         rec.dirty = true;
         return;
     }
@@ -465,18 +526,22 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
+    const std::string table = tableOf(targets);
     daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets,
-                           [this, wwid, name](Result<void> r) {
+                           [this, wwid, name, table](Result<mpath::dm::UdevCookie> r) {
                                if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
                                    adoptAfterCreate(wwid, name, r.error());
                                    return;
                                }
-                               MapRecord *created = tableLoaded(wwid, r);
+                               MapRecord *created =
+                                   tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
                                if (!created)
                                    return;
                                created->live = true;
+                               park(*created, *r);
                                recordWwid(name, wwid);
-                               refresh(wwid, [this, wwid] { finish(wwid); });
+                               refresh(
+                                   wwid, [this, wwid] { finish(wwid); }, table);
                            });
 }
 
@@ -486,10 +551,20 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "reloading (" + why + "): " + rec.planned->table);
-    daemon_.dmOps().reload(wwid, name, targets, [this, wwid](Result<void> r) {
-        if (tableLoaded(wwid, r))
-            refresh(wwid, [this, wwid] { finish(wwid); });
-    });
+    uint64_t sectors = 0;
+    for (const auto &t : targets)
+        sectors += t.length;
+    const bool resized = sectors != rec.liveMap.sizeSectors;
+    const std::string table = targets.empty() ? std::string() : tableOf(targets);
+    daemon_.dmOps().reload(
+        wwid, name, targets, resized, [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
+            MapRecord *rec = tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
+            if (!rec)
+                return;
+            park(*rec, *r);
+            refresh(
+                wwid, [this, wwid] { finish(wwid); }, table);
+        });
 }
 
 void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &name,
@@ -581,7 +656,8 @@ void Reconciler::removeMap(MapRecord &rec) {
     });
 }
 
-void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
+void Reconciler::refresh(const std::string &wwid, std::function<void()> then,
+                         const std::string &table) {
     auto &maps = daemon_.mutableState().maps;
     auto it = maps.find(wwid);
     if (it == maps.end()) {
@@ -591,7 +667,7 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
     }
     ++inFlight_;
     const std::string name = it->second.name;
-    daemon_.dmOps().read(wwid, name, [this, wwid, name, then](Result<LiveMap> live) {
+    auto got = [this, wwid, name, then](Result<LiveMap> live) {
         --inFlight_;
         State &state = daemon_.mutableState();
         auto rec = state.maps.find(wwid);
@@ -617,7 +693,12 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
         }
         if (then)
             then();
-    });
+    };
+    // After its own change the daemon knows the table: its status will do.
+    if (!table.empty())
+        daemon_.dmOps().readBack(wwid, name, table, std::move(got));
+    else
+        daemon_.dmOps().read(wwid, name, std::move(got));
 }
 
 void Reconciler::readStatus(const std::string &wwid, bool atOnce) {

@@ -7,6 +7,7 @@
 #include <mpath/dm/device_mapper.h>
 #include <mpath/policy/planner.h>
 #include <mpath/sys/event_loop.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,22 @@ public:
 
     /// The state files' first read is done: a pass that waited for it runs.
     void filesLoaded();
+    /// A map's uevent carried DM_COOKIE \a cookie (udev's rules ran for
+    /// it): a map parked on it goes on.
+    void udevEvent(const std::string &wwid, uint32_t cookie);
+
+    /// How long a change waits for its uevent before going on without it.
+    static constexpr std::chrono::seconds kUdevWait{30};
+
     /// The state files' lane has nothing left to do.
     void stateFilesIdle() { checkSettled(); }
 
     /// Reads the map back after a change and restores what a new table
     /// forgets: paths known to be down or failed by an administrator are
-    /// failed again.
-    void refresh(const std::string &wwid, std::function<void()> then = {});
+    /// failed again. \a table: the one the change loaded ("0 <size>
+    /// <target> <params>"), so that its status is all there is to read.
+    void refresh(const std::string &wwid, std::function<void()> then = {},
+                 const std::string &table = {});
 
     /// Reads map \a wwid's table and status again for what changes with no
     /// event the daemon sees (the group I/O goes to, fail counts): at most
@@ -55,7 +65,7 @@ public:
     /// Nothing scheduled and no device-mapper call running.
     bool settled() const {
         return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_ &&
-               !waitingForFiles_ && !filesBusy();
+               !waitingForFiles_ && !filesBusy() && !anyParked();
     }
 
     /// Whether the tables of \a live and \a planned are the same, apart
@@ -65,6 +75,13 @@ public:
 private:
     /// A write of the wwids or bindings file is under way.
     bool filesBusy() const;
+    /// A map waits for the uevent of its last change.
+    bool anyParked() const;
+    /// \a rec's change went to the kernel with \a cookie: it waits for its
+    /// uevent.
+    void park(MapRecord &rec, mpath::dm::UdevCookie cookie);
+    /// \a rec waits no more (\a force: its uevent did not come).
+    void unpark(MapRecord &rec, bool force);
     void pass();
     void act(MapRecord &rec);
     void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
@@ -105,6 +122,8 @@ private:
     bool adopting_{false};          ///< maps device-mapper has are being read
     bool planAfterAdoption_{false}; ///< something asked for a pass meanwhile
     mpath::sys::EventLoop::SourcePtr adoptRetry_;
+    /// The maps that may be parked (checked against their records).
+    mutable std::set<std::string> parked_;
     std::chrono::steady_clock::time_point waitingSince_{};
 };
 

@@ -6,6 +6,7 @@
 #include <mpath/checkers/checker.h>
 #include <mpath/config/values.h>
 #include <mpath/discovery/udev_properties.h>
+#include <mpath/dm/device_mapper.h>
 #include <mpath/dm/status.h>
 #include <mpath/model/map.h>
 #include <mpath/policy/planner.h>
@@ -86,8 +87,12 @@ struct MapRecord {
     /// The same, as a value: what no_path_retry does for this map, kept
     /// when its paths are all gone and its plan with them.
     mpath::config::NoPathRetry retry{mpath::config::NoPathRetry::fail()};
-    bool busy{false};         ///< a create, reload, rename or remove runs
-    bool dirty{false};        ///< plan again once the running operation ends
+    bool busy{false}; ///< a create, reload, rename or remove runs
+    /// The udev cookie of its last create or reload, until the uevent that
+    /// carries it arrived: it is parked, changes wait to go as one.
+    mpath::dm::UdevCookie udevCookie;
+    mpath::sys::EventLoop::SourcePtr udevTimer; ///< gives up waiting for it
+    bool dirty{false};                          ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right
     /// The last pass (Counters::plans) that acted on it rather than waiting
     /// for a running operation: what it asked for is under way from then.
@@ -110,6 +115,11 @@ struct MapRecord {
     /// Its last path went while it was open: device-mapper removes it at
     /// its last close. Kept meanwhile, with its countdown: it exists.
     bool deferredRemoval{false};
+
+    /// Parked on the uevent of its last change.
+    bool parked() const { return static_cast<bool>(udevCookie); }
+    /// Nothing runs, waits or is wanted for it: what was asked is done.
+    bool idle() const { return !busy && !dirty && !parked(); }
 
     /// failback N seconds
     mpath::sys::EventLoop::SourcePtr failbackTimer;

@@ -105,6 +105,18 @@ void UeventSource::mapEvent(const UdevDevice &event) {
         daemon_.checks().dmPathEvent(wwid, property(event, "DM_PATH"), action == "PATH_FAILED");
         return;
     }
+    if (event.action == "change") {
+        // The uevent of a create's or reload's resume, after udev's rules:
+        // a map parked on it goes on.
+        const std::string cookie = property(event, "DM_COOKIE");
+        if (!cookie.empty())
+            try {
+                daemon_.reconciler().udevEvent(wwid, static_cast<uint32_t>(std::stoul(cookie)));
+            } catch (const std::exception &) {
+                logDebug(aboutMap(wwid, wwid), "a uevent with DM_COOKIE '" + cookie + "'");
+            }
+        return;
+    }
     if (event.action != "remove")
         return;
     if (state.removing.erase(wwid)) {

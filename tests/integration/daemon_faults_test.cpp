@@ -499,3 +499,55 @@ TEST(DaemonFaults, APersistentSettingLeavesOtherEditsOnDiskForTheNextReconfigure
     EXPECT_NE(h.table(kMapA).find("queue-length"), std::string::npos) << "persistent";
     EXPECT_NE(h.table(kMapB).find("round-robin"), std::string::npos) << "read now";
 }
+
+// --- udev's pace, without a thread waiting for it -----------------------------
+
+TEST(DaemonFaults, AMapParkedOnItsUeventGetsOneOperationForABurstOfPathAdds) {
+    DaemonHarness h;
+    start(h, "");
+    h.holdUdev(true); // udev is busy: the uevents of changes wait
+    h.clearCalls();
+    h.addDisk("sdf", 80, 3, kMapA, "standby");
+    h.inject("add", "sdf");
+    h.advance(1s);
+    ASSERT_EQ(h.count("reload 36001405aaaa"), 1u) << h.logText();
+    // More paths of the map, each on its own, while udev has not done the
+    // first reload's uevent.
+    for (auto [name, minor] : {std::pair{"sdg", 96u}, {"sdh", 112u}, {"sdi", 128u}}) {
+        h.addDisk(name, minor, 4, kMapA, "standby");
+        h.inject("add", name);
+        h.advance(2s);
+    }
+    EXPECT_EQ(h.count("reload 36001405aaaa"), 1u) << "parked: no reload before udev is done\n"
+                                                  << h.logText();
+    EXPECT_EQ(h.daemon().dmExecutor().stats().busy, 0u) << "no worker waits for udev";
+    h.holdUdev(false);
+    h.settle();
+    EXPECT_EQ(h.count("reload 36001405aaaa"), 2u) << "the three paths went in one reload\n"
+                                                  << h.logText();
+    const std::string t = h.table(kMapA);
+    for (const char *devt : {"8:96", "8:112", "8:128"})
+        EXPECT_NE(t.find(devt), std::string::npos) << devt << " in " << t;
+    EXPECT_EQ(h.count("release "), 2u) << "each cookie released once";
+    onFake(h, [](auto &dm) { EXPECT_EQ(dm.cookiesOut(), 0u); });
+}
+
+TEST(DaemonFaults, AMapWhoseUeventNeverComesGoesOnAfterThirtySeconds) {
+    DaemonHarness h;
+    start(h, "");
+    h.holdUdev(true);
+    h.addDisk("sdf", 80, 3, kMapA, "standby");
+    h.inject("add", "sdf");
+    h.advance(1s);
+    h.addDisk("sdg", 96, 4, kMapA, "standby");
+    h.inject("add", "sdg");
+    h.advance(20s);
+    EXPECT_EQ(h.table(kMapA).find("8:96"), std::string::npos) << "still parked";
+    h.advance(12s);
+    EXPECT_TRUE(h.logged("udev did not process its uevent in 30 s")) << h.logText();
+    EXPECT_NE(h.table(kMapA).find("8:96"), std::string::npos) << h.logText();
+    bool forced = false;
+    for (const auto &c : h.calls())
+        forced = forced || (c.rfind("release ", 0) == 0 && c.find("forced") != std::string::npos);
+    EXPECT_TRUE(forced) << "its cookie is completed, not left for ever";
+}

@@ -203,10 +203,39 @@ public:
         }
     }
 
-    /// Dispatches until nothing answers within a few milliseconds.
+    /// Dispatches until nothing answers within a few milliseconds. udev
+    /// broadcasts the uevents of the maps' changes meanwhile, unless
+    /// holdUdev() said not to.
     void drain() {
-        while (loop_.dispatch(5ms)) {
+        for (;;) {
+            while (loop_.dispatch(5ms)) {
+            }
+            if (udevHeld_ || !broadcastMapEvents())
+                return;
         }
+    }
+
+    /// udev holds (true) or broadcasts again (false) the uevents of the
+    /// maps' creates and reloads.
+    void holdUdev(bool hold) { udevHeld_ = hold; }
+
+    /// Broadcasts the uevents of the maps' changes so far. \return whether
+    /// there were any
+    bool broadcastMapEvents() {
+        auto events = dm_->with([](mpath::dm::DeviceMapper &dm) {
+            return static_cast<mpath::testing::FakeDeviceMapper &>(dm).takeUdevEvents();
+        });
+        for (const auto &e : events) {
+            mpath::discovery::UdevDevice d;
+            d.sysname = "dm-0";
+            d.subsystem = "block";
+            d.devtype = "disk";
+            d.action = "change";
+            d.properties = {
+                {"DM_UUID", e.uuid}, {"DM_NAME", e.name}, {"DM_COOKIE", std::to_string(e.cookie)}};
+            udev_->inject(d);
+        }
+        return !events.empty();
     }
 
     /// The calls of the fake device-mapper that changed something.
@@ -283,6 +312,7 @@ private:
     bool pendingCoalesce() const { return false; }
 
     unsigned nextLun_{0};
+    bool udevHeld_{false};
     mpath_test::TempDir dir_{"mpathd-test"};
     mpath::testing::ManualLoop loop_;
     std::unique_ptr<mpath::testing::FakeUdev> udev_{std::make_unique<mpath::testing::FakeUdev>()};
