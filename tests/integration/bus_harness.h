@@ -265,6 +265,47 @@ protected:
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     }
 
+    /// Calls \a method with \a signature and \a args (a Python list,
+    /// "[\"sdb\", {}]") on a connection of its own, as user nobody when
+    /// \a asNobody, else as root: python3-dbus, a client like any other.
+    Reply callFromProcess(bool asNobody, const std::string &path, const std::string &iface,
+                          const std::string &method, const std::string &signature,
+                          const std::string &args) {
+        const auto script = h_.dir().path() / "call.py";
+        if (!std::filesystem::exists(script))
+            mpath_test::writeFile(script,
+                                  "import dbus, sys\n"
+                                  "c = dbus.bus.BusConnection(sys.argv[1])\n"
+                                  "try:\n"
+                                  "    c.call_blocking('org.mpathd.Multipath1', sys.argv[2],\n"
+                                  "                    sys.argv[3], sys.argv[4], sys.argv[5],\n"
+                                  "                    eval(sys.argv[6]), timeout=60)\n"
+                                  "    print('')\n"
+                                  "except dbus.exceptions.DBusException as e:\n"
+                                  "    print(e.get_dbus_name())\n"
+                                  "    print(e.get_dbus_message(), end='')\n");
+        auto quote = [](const std::string &s) {
+            std::string q = "'";
+            for (char c : s)
+                q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            return q + "'";
+        };
+        std::string out;
+        const int st = runCommand(
+            std::string(asNobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "") +
+                "/usr/bin/python3 " + script.string() + " " + quote(address_) + " " + quote(path) +
+                " " + quote(iface) + " " + quote(method) + " " + quote(signature) + " " +
+                quote(args),
+            &out);
+        Reply r;
+        const auto nl = out.find('\n');
+        r.error = out.substr(0, nl);
+        r.message = nl == std::string::npos ? "" : out.substr(nl + 1);
+        if (st != 0)
+            r.error = "<python3 failed: " + out + ">";
+        return r;
+    }
+
     /// Starts python-dbusmock's polkitd on the test bus: it denies every
     /// action until allow() names it.
     void startPolkit() {
@@ -280,6 +321,28 @@ protected:
                 std::this_thread::sleep_for(20ms);
         }
         ASSERT_TRUE(up) << "python3-dbusmock's polkitd did not come up";
+    }
+    /// Calls a method of the mock polkitd's own (SimulateHangActions,
+    /// ReleaseHangingCalls) with no argument or one list of strings.
+    void polkitMock(const char *method, std::vector<std::string> actions = {}, bool list = false) {
+        ASSERT_TRUE(onClient([method, actions, list](sd_bus *b) {
+            sd_bus_message *m = nullptr;
+            int r = sd_bus_message_new_method_call(b, &m, "org.freedesktop.PolicyKit1",
+                                                   "/org/freedesktop/PolicyKit1/Authority",
+                                                   "org.freedesktop.DBus.Mock", method);
+            if (r >= 0 && list) {
+                r = sd_bus_message_open_container(m, 'a', "s");
+                for (const auto &a : actions)
+                    if (r >= 0)
+                        r = sd_bus_message_append(m, "s", a.c_str());
+                if (r >= 0)
+                    r = sd_bus_message_close_container(m);
+            }
+            if (r >= 0)
+                r = sd_bus_call(b, m, 0, nullptr, nullptr);
+            sd_bus_message_unref(m);
+            return r >= 0;
+        }));
     }
     void allow(const char *action) {
         ASSERT_TRUE(onClient([action](sd_bus *b) {

@@ -25,6 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using Bus = mpathd_test::BusFixture;
 using Dict = std::map<std::string, std::string>;
+using mpathd_test::Reply;
 constexpr const char *kName = "org.mpathd.Multipath1";
 constexpr const char *kMapA = "36001405aaaa";
 constexpr const char *kMapB = "36001405bbbb";
@@ -59,6 +60,20 @@ std::map<std::string, std::set<std::string>> members(const std::string &xml) {
         for (std::sregex_iterator p(body.begin(), body.end(), prop); p != end; ++p)
             set.insert("property " + (*p)[1].str() + " " + (*p)[2].str() + " " + (*p)[3].str());
     }
+    return out;
+}
+
+/// The method names of an introspection document, as "Interface.Method"
+/// with the interface's last element ("Map.Flush").
+std::set<std::string> methodNames(const std::string &xml) {
+    std::set<std::string> out;
+    const std::regex method(R"re(method ([A-Za-z]+)\()re");
+    for (const auto &[iface, lines] : members(xml))
+        for (const auto &line : lines) {
+            std::smatch m;
+            if (std::regex_search(line, m, method))
+                out.insert(iface.substr(iface.rfind('.') + 1) + "." + m[1].str());
+        }
     return out;
 }
 
@@ -515,4 +530,149 @@ TEST_F(Bus, AFailTheKernelRefusesChangesNothing) {
     auto *f = published(sdc, "AdminFailed");
     ASSERT_NE(f, nullptr);
     EXPECT_FALSE(std::get<bool>(*f));
+}
+
+namespace {
+
+/// One call of a method that changes something, as an unauthorized caller
+/// makes it: every argument valid, so only authorization can stop it.
+struct ChangingCall {
+    std::string path;
+    std::string interface;
+    std::string method;
+    std::string signature;
+    std::string args; ///< a Python list
+    std::string action;
+};
+
+constexpr const char *kManagerObject = "/org/mpathd/Multipath1/Manager";
+constexpr const char *kManagerIface = "org.mpathd.Multipath1.Manager";
+constexpr const char *kMapIface = "org.mpathd.Multipath1.Map";
+constexpr const char *kPathIface = "org.mpathd.Multipath1.Path";
+constexpr const char *kModifyMap = "org.mpathd.multipath1.modify-map";
+constexpr const char *kManagePaths = "org.mpathd.multipath1.manage-paths";
+constexpr const char *kReconfigure = "org.mpathd.multipath1.reconfigure";
+
+} // namespace
+
+TEST_F(Bus, EveryMethodThatChangesSomethingIsRefusedToAnUnauthorizedCaller) {
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    const std::vector<ChangingCall> changing = {
+        {kManagerObject, kManagerIface, "Reconfigure", "a{sv}", "[{}]", kReconfigure},
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['sdf', {}]", kManagePaths},
+        {kManagerObject, kManagerIface, "RemovePath", "sa{sv}", "['sdc', {}]", kManagePaths},
+        {mapA, kMapIface, "SetQueueIfNoPath", "ba{sv}", "[False, {}]", kModifyMap},
+        {mapA, kMapIface, "SetNoPathRetry", "sa{sv}", "['5', {}]", kModifyMap},
+        {mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[7, {}]", kModifyMap},
+        {mapA, kMapIface, "SetPgInitDelayMsecs", "ua{sv}", "[100, {}]", kModifyMap},
+        {mapA, kMapIface, "SetPathSelector", "sa{sv}", "['queue-length 0', {'persist': True}]",
+         kModifyMap},
+        {mapA, kMapIface, "SwitchPathGroup", "ua{sv}", "[2, {}]", kModifyMap},
+        {mapA, kMapIface, "Reload", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Suspend", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Resume", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Flush", "a{sv}", "[{}]", kModifyMap},
+        {sdc, kPathIface, "Fail", "a{sv}", "[{}]", kManagePaths},
+        {sdc, kPathIface, "Reinstate", "a{sv}", "[{}]", kManagePaths},
+    };
+    const std::set<std::string> reads = {"Manager.GetMaps", "Manager.ResolveDevice"};
+
+    // A method of the interface is in one list or the other: a new one
+    // cannot be forgotten here.
+    std::set<std::string> tested;
+    for (const auto &c : changing)
+        tested.insert(c.interface.substr(c.interface.rfind('.') + 1) + "." + c.method);
+    for (const auto &m : methodNames(mpath_test::readFile(MPATHD_INTERFACE_XML)))
+        EXPECT_NE(tested.count(m) + reads.count(m), 0u)
+            << m
+            << " is in the XML but neither among the methods that change something nor "
+               "among the reads";
+
+    // Every call, if it acted, would show: a disk the daemon has not seen
+    // yet (AddPath), a configuration that differs from the running one
+    // (Reconfigure), a map open for no one (Flush).
+    h_.addDisk("sdf", 80, 3, kMapB, "standby");
+    std::string config = mpathd_test::kConfig;
+    config.insert(config.rfind('}'), "  path_selector \"round-robin 0\"\n");
+    h_.config(config);
+    const auto confd = std::filesystem::path(h_.root()) / "etc/mpathd/conf.d";
+    h_.advance(6s); // every path checked: what the state says stays
+    h_.clearCalls();
+    auto refused = [&](bool nobody) {
+        for (const auto &c : changing) {
+            const auto before = service_->objects();
+            Reply r = callFromProcess(nobody, c.path, c.interface, c.method, c.signature, c.args);
+            EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotAuthorized")
+                << c.method << (nobody ? " as nobody: " : " as root, polkit denying: ")
+                << r.message;
+            EXPECT_NE(r.message.find(c.action), std::string::npos) << c.method << ": " << r.message;
+            h_.settle();
+            const auto calls = h_.calls();
+            EXPECT_TRUE(calls.empty()) << c.method << " reached device-mapper: " << calls.front();
+            const auto after = service_->objects();
+            for (const auto &[path, o] : after) {
+                auto b = before.find(path);
+                if (b == before.end()) {
+                    ADD_FAILURE() << c.method << " added " << path;
+                    continue;
+                }
+                for (size_t i = 0; i < o.properties.size(); ++i)
+                    EXPECT_TRUE(i < b->second.properties.size() &&
+                                b->second.properties[i] == o.properties[i])
+                        << c.method << " changed " << path << " " << o.properties[i].first;
+            }
+            EXPECT_EQ(after.size(), before.size()) << c.method << " removed an object";
+            EXPECT_FALSE(std::filesystem::exists(confd)) << c.method << " wrote the configuration";
+        }
+    };
+    // Without polkit only root may: nobody may not.
+    refused(true);
+    // With polkit, polkit decides, for root too.
+    startPolkit();
+    refused(false);
+}
+
+TEST_F(Bus, SwitchPathGroupZeroIsAnInvalidArgumentAndReachesNoKernel) {
+    // Groups count from 1: 0 is no group, whatever the kernel would make
+    // of "switch_group 0".
+    for (uint32_t group : {0u, 3u, 4294967295u}) {
+        auto r = map(kMapA, "SwitchPathGroup", "ua{sv}", group, 0);
+        EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.InvalidArgument") << group;
+        EXPECT_NE(r.message.find("there is no group " + std::to_string(group)), std::string::npos)
+            << r.message;
+    }
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+    EXPECT_EQ(map(kMapA, "SwitchPathGroup", "ua{sv}", 2u, 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " switch_group 2")) << h_.logText();
+}
+
+TEST_F(Bus, ABadArgumentIsRefusedBeforeAuthorizationIsAsked) {
+    // The caller learns what is wrong with the call without being asked
+    // for a password first, and polkit is not asked for a call that cannot
+    // go through.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    struct Bad {
+        std::string path, interface, method, signature, args, error;
+    };
+    const std::string invalid = "org.mpathd.Multipath1.Error.InvalidArgument";
+    const std::string notFound = "org.mpathd.Multipath1.Error.NotFound";
+    const std::vector<Bad> bad = {
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['sdz', {}]", notFound},
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['', {}]", invalid},
+        {kManagerObject, kManagerIface, "RemovePath", "sa{sv}", "['sdz', {}]", notFound},
+        {kManagerObject, kManagerIface, "Reconfigure", "a{sv}", "[{'force': True}]", invalid},
+        {mapA, kMapIface, "SwitchPathGroup", "ua{sv}", "[0, {}]", invalid},
+        {mapA, kMapIface, "SetPathSelector", "sa{sv}", "['round-robin 2 a b', {}]", invalid},
+        {mapA, kMapIface, "SetNoPathRetry", "sa{sv}", "['-1', {}]", invalid},
+        {mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[51, {}]", invalid},
+        {mapA, kMapIface, "Flush", "a{sv}", "[{'persist': True}]", invalid},
+        {mpathd::BusService::mapPath("nosuchmap"), kMapIface, "Reload", "a{sv}", "[{}]",
+         "org.freedesktop.DBus.Error.UnknownObject"},
+    };
+    for (const auto &b : bad) {
+        Reply r = callFromProcess(true, b.path, b.interface, b.method, b.signature, b.args);
+        EXPECT_EQ(r.error, b.error) << b.method << " " << b.args << ": " << r.message;
+    }
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
 }
