@@ -42,6 +42,19 @@ void PolkitAuthorizer::authorize(sd_bus_message *m, const std::string &action, D
         done(Error{EACCES, "not authorized: cannot tell who is calling"});
         return;
     }
+    if (pending(sender) >= kPendingPerCaller) {
+        done(Error{EBUSY, std::string("caller ") + sender + " has " +
+                              std::to_string(kPendingPerCaller) +
+                              " authorizations waiting already, the most one caller may have; "
+                              "try again once one is answered"});
+        return;
+    }
+    if (checks_.size() >= kPendingInAll) {
+        done(Error{EBUSY, std::to_string(kPendingInAll) +
+                              " authorizations are waiting already, the most the daemon keeps; "
+                              "try again later"});
+        return;
+    }
     auto check = std::make_unique<Check>();
     check->owner = this;
     check->call = sd_bus_message_ref(m);

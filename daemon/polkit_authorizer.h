@@ -14,11 +14,22 @@ struct sd_bus_slot;
 namespace mpathd {
 
 /// Asks polkit whether the sender of a call may do an action, without
-/// waiting on the loop; without polkit, only root may.
+/// waiting on the loop; without polkit, only root may. A check that lets
+/// the caller authenticate interactively may wait for a person for up to
+/// 25 minutes, so how many checks wait at once is bounded: per caller (a
+/// further call is Busy until one is answered) and in all, below the
+/// bus's limit of replies one connection may wait for, so that no caller
+/// can keep the daemon from asking for anyone else.
 class PolkitAuthorizer {
 public:
+    /// Checks of one caller (a unique bus name) that may wait at once.
+    static constexpr unsigned kPendingPerCaller = 8;
+    /// Checks that may wait at once, all callers together (dbus-daemon's
+    /// max_replies_per_connection is 128 on the system bus).
+    static constexpr unsigned kPendingInAll = 64;
+
     /// \a result is nothing when the caller may, else EACCES (not
-    /// authorized, with the reason).
+    /// authorized, with the reason) or EBUSY (too many checks wait).
     using Done = std::function<void(mpath::Result<void> result)>;
 
     PolkitAuthorizer();

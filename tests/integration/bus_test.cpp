@@ -676,3 +676,97 @@ TEST_F(Bus, ABadArgumentIsRefusedBeforeAuthorizationIsAsked) {
     }
     EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
 }
+
+TEST_F(Bus, ACallerWithTooManyAuthorizationsWaitingIsBusyAndOthersAreNot) {
+    // An agent that never answers keeps polkit's checks waiting (for up to
+    // 25 minutes with interactive authorization): one caller may not hold
+    // all the replies the bus lets the daemon wait for.
+    startPolkit();
+    polkitMock("SimulateHangActions", {"org.mpathd.multipath1.modify-map"}, true);
+    auto flood = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        std::vector<std::string> errors;
+        std::vector<std::string> messages;
+        struct Ctx {
+            std::vector<std::string> *errors, *messages;
+        } ctx{&errors, &messages};
+        for (int i = 0; i < 9; ++i)
+            (void)sd_bus_call_method_async(
+                b, nullptr, kName, mpathd::BusService::mapPath(kMapA).c_str(),
+                "org.mpathd.Multipath1.Map", "Reload",
+                [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                    auto *c = static_cast<Ctx *>(u);
+                    const sd_bus_error *e = sd_bus_message_get_error(m);
+                    c->errors->push_back(e ? e->name : "");
+                    c->messages->push_back(e && e->message ? e->message : "");
+                    return 0;
+                },
+                &ctx, "a{sv}", 0);
+        for (int i = 0; i < 250 && errors.empty(); ++i) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        sd_bus_flush_close_unref(b);
+        return std::make_pair(errors, messages);
+    });
+    auto [errors, messages] = [&] {
+        for (int i = 0; i < 2000 && flood.wait_for(0ms) != std::future_status::ready; ++i)
+            h_.advance(20ms);
+        return flood.get();
+    }();
+    ASSERT_EQ(errors.size(), 1u) << "the ninth call is answered at once, the eight others wait";
+    EXPECT_EQ(errors[0], "org.mpathd.Multipath1.Error.Busy") << messages[0];
+    EXPECT_NE(messages[0].find("8 authorizations waiting"), std::string::npos) << messages[0];
+    // Another caller is asked about as usual (Reconfigure: polkit answers).
+    EXPECT_EQ(manager("Reconfigure", "a{sv}", 0).error,
+              "org.mpathd.Multipath1.Error.NotAuthorized");
+    polkitMock("ReleaseHangingCalls");
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+TEST_F(Bus, NoMoreAuthorizationsWaitThanTheDaemonKeepsWhateverTheCallers) {
+    // A user may open many connections: all of them together may not have
+    // more checks waiting than the daemon keeps, below what the bus lets
+    // one connection wait for (128 replies on the system bus).
+    startPolkit();
+    polkitMock("SimulateHangActions", {"org.mpathd.multipath1.modify-map"}, true);
+    auto flood = std::async(std::launch::async, [this] {
+        std::vector<sd_bus *> buses;
+        std::vector<std::string> messages;
+        for (int c = 0; c < 9; ++c) {
+            buses.push_back(connect());
+            for (int i = 0; i < 8; ++i)
+                (void)sd_bus_call_method_async(
+                    buses.back(), nullptr, kName, mpathd::BusService::mapPath(kMapA).c_str(),
+                    "org.mpathd.Multipath1.Map", "Reload",
+                    [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                        const sd_bus_error *e = sd_bus_message_get_error(m);
+                        static_cast<std::vector<std::string> *>(u)->push_back(
+                            std::string(e ? e->name : "") + ": " +
+                            (e && e->message ? e->message : ""));
+                        return 0;
+                    },
+                    &messages, "a{sv}", 0);
+        }
+        for (int i = 0; i < 250 && messages.size() < 8; ++i)
+            for (sd_bus *b : buses) {
+                while (sd_bus_process(b, nullptr) > 0) {
+                }
+                (void)sd_bus_wait(b, 2000);
+            }
+        for (sd_bus *b : buses)
+            sd_bus_flush_close_unref(b);
+        return messages;
+    });
+    for (int i = 0; i < 2000 && flood.wait_for(0ms) != std::future_status::ready; ++i)
+        h_.advance(20ms);
+    const auto messages = flood.get();
+    // 72 calls: 64 wait for polkit, the other 8 are answered at once.
+    ASSERT_EQ(messages.size(), 8u);
+    for (const auto &m : messages)
+        EXPECT_EQ(m, "org.mpathd.Multipath1.Error.Busy: 64 authorizations are waiting already, "
+                     "the most the daemon keeps; try again later");
+    polkitMock("ReleaseHangingCalls");
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
