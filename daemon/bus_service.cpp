@@ -268,11 +268,17 @@ void BusService::dispatch(const BusMethod &method, sd_bus_message *m) {
     });
 }
 
-/// org.freedesktop.DBus.ObjectManager on the root: GetManagedObjects.
+/// org.freedesktop.DBus.ObjectManager's GetManagedObjects on the root,
+/// answered from the objects as computed, without a getter call per
+/// property (sd-bus's own walks its vtables for each).
 int BusService::Callbacks::onRoot(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.ObjectManager",
                                        "GetManagedObjects"))
         return 0; // Introspect and the rest: sd-bus's
+    const char *signature = sd_bus_message_get_signature(m, true);
+    if (signature && *signature)
+        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                 "GetManagedObjects takes no arguments, not '%s'", signature);
     try {
         sd_bus_message *reply = nullptr;
         int r = sd_bus_message_new_method_return(m, &reply);
@@ -412,9 +418,12 @@ int BusService::attach(sd_bus *bus, bool peer) {
         return r;
     };
     sd_bus_slot *s = nullptr;
-    // The object manager answers from the objects as computed, without a
-    // getter call per property (sd-bus's own walks its vtables for each).
-    int r = add(sd_bus_add_object(bus, &s, kRoot, &Callbacks::onRoot, u), s);
+    // The root is an object manager: introspection says so, which clients
+    // that go by it (Qt's QDBusInterface) need; its GetManagedObjects is
+    // answered by onRoot(), which sd-bus asks first.
+    int r = add(sd_bus_add_object_manager(bus, &s, kRoot), s);
+    if (r >= 0)
+        r = add(sd_bus_add_object(bus, &s, kRoot, &Callbacks::onRoot, u), s);
     if (r >= 0)
         r = add(sd_bus_add_object_vtable(bus, &s, BusObjects::kManagerPath,
                                          BusObjects::kManagerInterface,

@@ -77,6 +77,17 @@ std::set<std::string> methodNames(const std::string &xml) {
     return out;
 }
 
+/// The objects the XML's header lists: "/org/mpathd/Multipath1/maps/<WWID>"
+/// to "org.mpathd.Multipath1.Map".
+std::vector<std::pair<std::string, std::string>> listedObjects(const std::string &xml) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const std::regex line(
+        R"re(\n\s+(/org/mpathd/Multipath1\S*)\s+(org\.[A-Za-z0-9.]+)\s*(?=\n))re");
+    for (std::sregex_iterator i(xml.begin(), xml.end(), line), end; i != end; ++i)
+        out.emplace_back((*i)[1], (*i)[2]);
+    return out;
+}
+
 } // namespace
 
 TEST_F(Bus, IntrospectionOfTheRunningServiceMatchesTheInterfaceXml) {
@@ -530,6 +541,80 @@ TEST_F(Bus, AFailTheKernelRefusesChangesNothing) {
     auto *f = published(sdc, "AdminFailed");
     ASSERT_NE(f, nullptr);
     EXPECT_FALSE(std::get<bool>(*f));
+}
+
+TEST_F(Bus, IntrospectionOfEveryObjectListsTheInterfacesTheXmlGivesIt) {
+    // Clients that go by introspection (Qt's QDBusInterface) use an
+    // interface only when the object's introspection lists it: the root's
+    // ObjectManager too.
+    const auto listed = listedObjects(mpath_test::readFile(MPATHD_INTERFACE_XML));
+    ASSERT_EQ(listed.size(), 5u) << "the XML's header lists the objects and their interfaces";
+    for (const auto &object : listed) {
+        // (Not a structured binding: clang 14 cannot capture one.)
+        std::string path = object.first;
+        const std::string &iface = object.second;
+        const std::string wwidElement = mpathd::BusService::mapPath(kMapA).substr(
+            std::string("/org/mpathd/Multipath1/maps/").size());
+        path = std::regex_replace(path, std::regex("<WWID>"), wwidElement);
+        path = std::regex_replace(path, std::regex("<N>"), "1");
+        path = std::regex_replace(path, std::regex("<NAME>"), "sdb");
+        const std::string xml = onClient([path](sd_bus *b) {
+            sd_bus_message *reply = nullptr;
+            std::string out;
+            if (sd_bus_call_method(b, kName, path.c_str(), "org.freedesktop.DBus.Introspectable",
+                                   "Introspect", nullptr, &reply, "") >= 0) {
+                const char *s = nullptr;
+                if (sd_bus_message_read(reply, "s", &s) >= 0)
+                    out = s;
+            }
+            sd_bus_message_unref(reply);
+            return out;
+        });
+        EXPECT_NE(xml.find("<interface name=\"" + iface + "\">"), std::string::npos)
+            << path << " does not list " << iface << ":\n"
+            << xml;
+        if (iface == "org.freedesktop.DBus.ObjectManager") {
+            EXPECT_NE(xml.find("<method name=\"GetManagedObjects\">"), std::string::npos) << xml;
+            EXPECT_NE(xml.find("<signal name=\"InterfacesAdded\">"), std::string::npos) << xml;
+            EXPECT_NE(xml.find("<signal name=\"InterfacesRemoved\">"), std::string::npos) << xml;
+        }
+    }
+    // GetManagedObjects is still answered by the daemon from the objects
+    // as computed: an object's one interface, where sd-bus's own answer
+    // would add Peer, Introspectable and Properties to each.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    auto interfaces = onClient([mapA](sd_bus *b) {
+        std::vector<std::string> out;
+        sd_bus_message *reply = nullptr;
+        if (sd_bus_call_method(b, kName, "/org/mpathd/Multipath1",
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", nullptr,
+                               &reply, "") < 0)
+            return out;
+        (void)sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+            const char *path = nullptr;
+            (void)sd_bus_message_read(reply, "o", &path);
+            if (path && mapA == path) {
+                (void)sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
+                while (sd_bus_message_enter_container(reply, 'e', "sa{sv}") > 0) {
+                    const char *iface = nullptr;
+                    (void)sd_bus_message_read(reply, "s", &iface);
+                    out.push_back(iface ? iface : "");
+                    (void)sd_bus_message_skip(reply, "a{sv}");
+                    (void)sd_bus_message_exit_container(reply);
+                }
+                break;
+            }
+            (void)sd_bus_message_skip(reply, "a{sa{sv}}");
+            (void)sd_bus_message_exit_container(reply);
+        }
+        sd_bus_message_unref(reply);
+        return out;
+    });
+    EXPECT_EQ(interfaces, std::vector<std::string>{"org.mpathd.Multipath1.Map"});
+    auto r = call("/org/mpathd/Multipath1", "org.freedesktop.DBus.ObjectManager",
+                  "GetManagedObjects", "s", "unexpected");
+    EXPECT_EQ(r.error, "org.freedesktop.DBus.Error.InvalidArgs") << r.message;
 }
 
 namespace {
