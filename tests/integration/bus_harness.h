@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <future>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <spawn.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <thread>
@@ -265,45 +267,56 @@ protected:
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     }
 
-    /// Calls \a method with \a signature and \a args (a Python list,
-    /// "[\"sdb\", {}]") on a connection of its own, as user nobody when
-    /// \a asNobody, else as root: python3-dbus, a client like any other.
-    Reply callFromProcess(bool asNobody, const std::string &path, const std::string &iface,
-                          const std::string &method, const std::string &signature,
-                          const std::string &args) {
-        const auto script = h_.dir().path() / "call.py";
+    /// One call for callsFromProcess().
+    struct ProcessCall {
+        std::string path, interface, method, signature;
+        std::string args; ///< a Python list: "[\"sdb\", {}]"
+    };
+
+    /// Makes \a calls one after the other from a process of their own
+    /// (python3-dbus, a client like any other), as user nobody when
+    /// \a asNobody, else as root.
+    std::vector<Reply> callsFromProcess(bool asNobody, const std::vector<ProcessCall> &calls) {
+        const auto dir = h_.dir().path();
+        const auto script = dir / "calls.py";
         if (!std::filesystem::exists(script))
-            mpath_test::writeFile(script,
-                                  "import dbus, sys\n"
-                                  "c = dbus.bus.BusConnection(sys.argv[1])\n"
-                                  "try:\n"
-                                  "    c.call_blocking('org.mpathd.Multipath1', sys.argv[2],\n"
-                                  "                    sys.argv[3], sys.argv[4], sys.argv[5],\n"
-                                  "                    eval(sys.argv[6]), timeout=60)\n"
-                                  "    print('')\n"
-                                  "except dbus.exceptions.DBusException as e:\n"
-                                  "    print(e.get_dbus_name())\n"
-                                  "    print(e.get_dbus_message(), end='')\n");
-        auto quote = [](const std::string &s) {
-            std::string q = "'";
-            for (char c : s)
-                q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            return q + "'";
-        };
+            mpath_test::writeFile(
+                script, "import dbus, json, sys\n"
+                        "c = dbus.bus.BusConnection(sys.argv[1])\n"
+                        "for path, iface, method, sig, args in json.load(open(sys.argv[2])):\n"
+                        "    try:\n"
+                        "        c.call_blocking('org.mpathd.Multipath1', path, iface,\n"
+                        "                        method, sig, eval(args), timeout=60)\n"
+                        "        print(json.dumps(['', '']))\n"
+                        "    except dbus.exceptions.DBusException as e:\n"
+                        "        print(json.dumps([e.get_dbus_name(),\n"
+                        "                          e.get_dbus_message()]))\n");
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto &c : calls)
+            list.push_back({c.path, c.interface, c.method, c.signature, c.args});
+        const auto input = dir / "calls.json";
+        mpath_test::writeFile(input, list.dump());
         std::string out;
         const int st = runCommand(
             std::string(asNobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "") +
-                "/usr/bin/python3 " + script.string() + " " + quote(address_) + " " + quote(path) +
-                " " + quote(iface) + " " + quote(method) + " " + quote(signature) + " " +
-                quote(args),
+                "/usr/bin/python3 " + script.string() + " '" + address_ + "' " + input.string() +
+                " 2>&1",
             &out);
-        Reply r;
-        const auto nl = out.find('\n');
-        r.error = out.substr(0, nl);
-        r.message = nl == std::string::npos ? "" : out.substr(nl + 1);
-        if (st != 0)
-            r.error = "<python3 failed: " + out + ">";
-        return r;
+        std::vector<Reply> replies;
+        std::istringstream lines(out);
+        for (std::string line; std::getline(lines, line);) {
+            const auto j = nlohmann::json::parse(line, nullptr, false);
+            if (j.is_array() && j.size() == 2)
+                replies.push_back({j[0].get<std::string>(), j[1].get<std::string>(), ""});
+        }
+        if (st != 0 || replies.size() != calls.size())
+            replies.assign(calls.size(), Reply{"<python3 failed: " + out + ">", "", ""});
+        return replies;
+    }
+    Reply callFromProcess(bool asNobody, const std::string &path, const std::string &iface,
+                          const std::string &method, const std::string &signature,
+                          const std::string &args) {
+        return callsFromProcess(asNobody, {{path, iface, method, signature, args}}).front();
     }
 
     /// Starts python-dbusmock's polkitd on the test bus: it denies every

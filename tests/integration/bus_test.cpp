@@ -855,3 +855,113 @@ TEST_F(Bus, NoMoreAuthorizationsWaitThanTheDaemonKeepsWhateverTheCallers) {
     polkitMock("ReleaseHangingCalls");
     EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
 }
+
+namespace {
+
+/// A call the daemon must refuse, and what it must answer.
+struct BadCall {
+    std::string path, interface, method, signature;
+    std::string args;  ///< a Python list
+    std::string error; ///< the error name
+    std::string says;  ///< what the message names
+};
+
+} // namespace
+
+TEST_F(Bus, BadInputToAnyMethodIsANamedErrorThatChangesNothing) {
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    const std::string invalid = "org.mpathd.Multipath1.Error.InvalidArgument";
+    const std::string invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs";
+    const std::string unknownObject = "org.freedesktop.DBus.Error.UnknownObject";
+    const std::string huge = "'x' * (1 << 20)"; // 1 MiB
+    std::vector<BadCall> bad;
+    // Every method: the wrong types, or no options at all. sd-bus checks
+    // the signature against the vtable before the daemon sees the call.
+    for (const auto &m : methodNames(mpath_test::readFile(MPATHD_INTERFACE_XML))) {
+        const std::string iface = "org.mpathd.Multipath1." + m.substr(0, m.find('.'));
+        const std::string name = m.substr(m.find('.') + 1);
+        const std::string path = iface == kManagerIface ? kManagerObject
+                                 : iface == kMapIface   ? mapA
+                                                        : sdc;
+        bad.push_back({path, iface, name, "i", "[1]", invalidArgs, ""});
+        bad.push_back({path, iface, name, "sa{sv}b", "['sdb', {}, True]", invalidArgs, ""});
+        // An object that does not exist.
+        if (iface != kManagerIface)
+            bad.push_back({iface == kMapIface ? mpathd::BusService::mapPath("nosuchwwid")
+                                              : mpathd::BusService::pathPath("sdz"),
+                           iface, name, "a{sv}", "[{}]", unknownObject, ""});
+    }
+    // Strings: empty, 1 MiB, a line break, other control characters.
+    for (const auto &[path, iface, method] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {kManagerObject, kManagerIface, "ResolveDevice"},
+             {kManagerObject, kManagerIface, "AddPath"},
+             {kManagerObject, kManagerIface, "RemovePath"},
+             {mapA, kMapIface, "SetNoPathRetry"},
+             {mapA, kMapIface, "SetPathSelector"}}) {
+        bad.push_back({path, iface, method, "sa{sv}", "['', {}]", invalid, "is empty"});
+        bad.push_back({path, iface, method, "sa{sv}", "[" + huge + ", {}]", invalid,
+                       "is 1048576 bytes long"});
+        bad.push_back({path, iface, method, "sa{sv}", "['sdb\\n', {}]", invalid,
+                       "has a control character (0x0a)"});
+        bad.push_back({path, iface, method, "sa{sv}", "['5\\tqueue', {}]", invalid,
+                       "has a control character (0x09)"});
+    }
+    // Options: an unknown key, a huge one, persist of the wrong type, and
+    // persist where the method takes none.
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {'force': True}]", invalid,
+                   "unknown option 'force'; known: persist"});
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {" + huge + ": True}]",
+                   invalid, "unknown option 'xxxxxxxx"});
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {'persist': 'yes'}]",
+                   invalid, "option 'persist' takes a boolean"});
+    bad.push_back({mapA, kMapIface, "Reload", "a{sv}", "[{'persist': True}]", invalid,
+                   "unknown option 'persist'; this method takes none"});
+    // Each setting out of its range, as the configuration would refuse it.
+    for (const char *v : {"-1", "sometimes", "99999999999", "5 queue", "queue "})
+        bad.push_back({mapA, kMapIface, "SetNoPathRetry", "sa{sv}",
+                       std::string("['") + v + "', {}]", invalid, "for no_path_retry"});
+    for (const char *v : {"51", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}",
+                       std::string("[") + v + ", {}]", invalid, "from 0 to 50"});
+    for (const char *v : {"60001", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SetPgInitDelayMsecs", "ua{sv}",
+                       std::string("[") + v + ", {}]", invalid, "from 0 to 60000"});
+    for (const char *v :
+         {"fastest", "service-time 3", "service-time 0 extra", "round-robin 2 a b",
+          "historical-service-time 1 5000", "historical-service-time 3 1 2 3",
+          "historical-service-time 1 -1", "queue-length 1 \\\\", "service-time\\xa00"})
+        bad.push_back({mapA, kMapIface, "SetPathSelector", "sa{sv}",
+                       std::string("['") + v + "', {}]", invalid, "for path_selector"});
+    // A group that is not one of the map's.
+    for (const char *v : {"0", "3", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SwitchPathGroup", "ua{sv}", std::string("[") + v + ", {}]",
+                       invalid, "there is no group"});
+
+    h_.advance(6s); // every path checked: what the state says stays
+    h_.clearCalls();
+    const auto confd = std::filesystem::path(h_.root()) / "etc/mpathd/conf.d";
+    const auto before = service_->objects();
+    std::vector<ProcessCall> calls;
+    for (const auto &b : bad)
+        calls.push_back({b.path, b.interface, b.method, b.signature, b.args});
+    const std::vector<Reply> replies = callsFromProcess(false, calls);
+    ASSERT_EQ(replies.size(), bad.size());
+    for (size_t i = 0; i < bad.size(); ++i) {
+        const BadCall &b = bad[i];
+        const Reply &r = replies[i];
+        const std::string what = b.method + "(" + b.args.substr(0, 80) + ")";
+        // (A message is printed cut short: some of these arguments are 1 MiB.)
+        const std::string said = r.message.substr(0, 300);
+        EXPECT_EQ(r.error, b.error) << what << ": " << said;
+        EXPECT_NE(r.message.find(b.says), std::string::npos) << what << ": " << said;
+        EXPECT_LT(r.message.size(), 1000u) << what << ": the message repeats the argument";
+    }
+    h_.settle();
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+    EXPECT_FALSE(std::filesystem::exists(confd));
+    EXPECT_TRUE(service_->objects() == before) << "the state changed";
+    // The daemon is alive and answers reads.
+    EXPECT_EQ(mapProperty(kMapA, "Name"), kMapA);
+}
