@@ -49,6 +49,12 @@ Result<void> checkSelectorArgs(const SelectorFacts &selector,
             return Error{EINVAL, name + "'s " + std::string(a.name) + " is a number from " +
                                      std::to_string(a.min) + " to " + std::to_string(a.max) +
                                      ", not '" + w + "'"};
+        // The kernel prints the number back without them: the table would
+        // never read back as built.
+        if (w.size() > 1 && w[0] == '0')
+            return Error{EINVAL, name + "'s " + std::string(a.name) +
+                                     " is written without leading zeros: '" + std::to_string(v) +
+                                     "', not '" + w + "'"};
     }
     return ok();
 }

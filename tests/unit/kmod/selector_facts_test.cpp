@@ -103,6 +103,8 @@ TEST(SelectorFacts, AcceptedSelectorArgumentsAreThoseTheModuleTakesAndPrintsBack
         {"1023", "0"},
         {"972", "4294967295"},
         {"972", "4294967296"},
+        {"0972"},
+        {"972", "007"},
         {"1", "2", "3"},
         {"a"},
         {"-1"},
