@@ -16,7 +16,6 @@
 
 namespace mpathd {
 
-using mpath::Error;
 using mpath::Result;
 
 namespace {

@@ -965,3 +965,52 @@ TEST_F(Bus, BadInputToAnyMethodIsANamedErrorThatChangesNothing) {
     // The daemon is alive and answers reads.
     EXPECT_EQ(mapProperty(kMapA, "Name"), kMapA);
 }
+
+TEST_F(Bus, WhatAMethodChangedIsSignalledBeforeItsReply) {
+    // A client that watches PropertiesChanged and acts on the reply sees
+    // the new selector announced first, not 100 ms after the reply.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    auto order = onClient([mapA](sd_bus *b) {
+        std::vector<std::string> seen;
+        (void)sd_bus_match_signal(
+            b, nullptr, kName, mapA.c_str(), "org.freedesktop.DBus.Properties", "PropertiesChanged",
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                const char *iface = nullptr;
+                if (sd_bus_message_read(m, "s", &iface) < 0 ||
+                    sd_bus_message_enter_container(m, 'a', "{sv}") < 0)
+                    return 0;
+                while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                    const char *name = nullptr;
+                    (void)sd_bus_message_read(m, "s", &name);
+                    if (name && std::string(name) == "Selector")
+                        static_cast<std::vector<std::string> *>(u)->push_back("signal");
+                    (void)sd_bus_message_skip(m, "v");
+                    (void)sd_bus_message_exit_container(m);
+                }
+                return 0;
+            },
+            &seen);
+        (void)sd_bus_call_method_async(
+            b, nullptr, kName, mapA.c_str(), "org.mpathd.Multipath1.Map", "SetPathSelector",
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                static_cast<std::vector<std::string> *>(u)->push_back(
+                    sd_bus_message_is_method_error(m, nullptr) ? "error" : "reply");
+                return 0;
+            },
+            &seen, "sa{sv}", "round-robin 0", 0);
+        // Until the reply, then a little longer for a signal that follows.
+        auto until = std::chrono::steady_clock::now() + 20s;
+        bool replied = false;
+        while (std::chrono::steady_clock::now() < until) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            if (!replied && std::find(seen.begin(), seen.end(), "reply") != seen.end()) {
+                replied = true;
+                until = std::chrono::steady_clock::now() + 500ms;
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        return seen;
+    });
+    EXPECT_EQ(order, (std::vector<std::string>{"signal", "reply"}));
+}
