@@ -83,9 +83,11 @@ Result<BusActions::Target> BusActions::prepare(const BusMethod &method, const ch
         auto devices = daemon_.env().udev->enumerate("block", "disk");
         if (!devices)
             return Error{EIO, "cannot list block devices: " + devices.error().message};
-        for (const auto &d : *devices)
-            if (d.sysname == t.kernelName)
+        for (auto &d : *devices)
+            if (d.sysname == t.kernelName) {
+                t.device = std::move(d);
                 return t;
+            }
         return Error{ENOENT, "no block device " + t.kernelName};
     }
     case BusObjectKind::Map: {
@@ -392,32 +394,21 @@ void BusActions::pathFail(const CallPtr &call, const Target &target, bool fail) 
 }
 
 void BusActions::addPath(const CallPtr &call, const Target &target) {
-    const std::string name = target.kernelName;
-    auto devices = daemon_.env().udev->enumerate("block", "disk");
-    if (!devices) {
-        call->fail(kErrFailed, "cannot list block devices: " + devices.error().message);
+    const std::string &name = target.kernelName;
+    if (!daemon_.paths().update(target.device)) {
+        call->fail(kErrInvalid, name + " is not a path device");
         return;
     }
-    for (const auto &d : *devices) {
-        if (d.sysname != name)
-            continue;
-        if (!daemon_.paths().update(d)) {
-            call->fail(kErrInvalid, name + " is not a path device");
-            return;
-        }
-        State &st = daemon_.mutableState();
-        PathRecord &rec = st.paths.at(name);
-        if (auto why = daemon_.paths().excluded(name)) {
-            call->fail(kErrInvalid, name + " is in no map: " + *why);
-            return;
-        }
-        rec.adminRemoved = false;
-        st.removedByAdmin.erase(rec.path.wwid);
-        daemon_.reconciler().schedule();
-        afterPass(call, rec.path.wwid);
+    State &st = daemon_.mutableState();
+    PathRecord &rec = st.paths.at(name);
+    if (auto why = daemon_.paths().excluded(name)) {
+        call->fail(kErrInvalid, name + " is in no map: " + *why);
         return;
     }
-    call->fail(kErrNotFound, "no block device " + name);
+    rec.adminRemoved = false;
+    st.removedByAdmin.erase(rec.path.wwid);
+    daemon_.reconciler().schedule();
+    afterPass(call, rec.path.wwid);
 }
 
 void BusActions::removePath(const CallPtr &call, const Target &target) {

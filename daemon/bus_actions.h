@@ -5,6 +5,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <mpath/discovery/udev.h>
 #include <mpath/error.h>
 #include <mpath/sys/event_loop.h>
 #include <optional>
@@ -25,9 +26,10 @@ class BusActions {
 public:
     /// The object a call acts on, as prepare() found it.
     struct Target {
-        std::string wwid;       ///< the map (Map methods; a Path method's map)
-        std::string mapName;    ///< its device-mapper name
-        std::string kernelName; ///< the path (Path methods, AddPath, RemovePath)
+        std::string wwid;                    ///< the map (Map methods; a Path method's map)
+        std::string mapName;                 ///< its device-mapper name
+        std::string kernelName;              ///< the path (Path methods, AddPath, RemovePath)
+        mpath::discovery::UdevDevice device; ///< AddPath's block device, as listed
     };
 
     BusActions(Daemon &daemon, BusService &service);
