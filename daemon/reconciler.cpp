@@ -108,7 +108,7 @@ void Reconciler::park(MapRecord &rec, mpath::dm::UdevCookie cookie) {
     if (!cookie)
         return; // no udev to wait for
     rec.udevCookie = cookie;
-    parked_.insert(rec.wwid);
+    parked_[rec.wwid] = cookie;
     const std::string wwid = rec.wwid;
     rec.udevTimer = daemon_.loop().addTimer(kUdevWait, [this, wwid] {
         auto &maps = daemon_.mutableState().maps;
@@ -148,10 +148,16 @@ void Reconciler::udevEvent(const std::string &wwid, uint32_t cookie) {
 
 bool Reconciler::anyParked() const {
     const auto &maps = daemon_.state().maps;
-    std::erase_if(parked_, [&](const std::string &wwid) {
-        auto it = maps.find(wwid);
-        return it == maps.end() || !it->second.parked();
-    });
+    for (auto it = parked_.begin(); it != parked_.end();) {
+        auto rec = maps.find(it->first);
+        if (rec != maps.end() && rec->second.udevCookie == it->second) {
+            ++it;
+            continue;
+        }
+        // Forgotten while parked: nobody else releases its cookie.
+        daemon_.dmOps().releaseCookie(it->first, it->second, true);
+        it = parked_.erase(it);
+    }
     return !parked_.empty();
 }
 

@@ -75,7 +75,8 @@ public:
 private:
     /// A write of the wwids or bindings file is under way.
     bool filesBusy() const;
-    /// A map waits for the uevent of its last change.
+    /// A map waits for the uevent of its last change. Releases the cookies
+    /// of parked maps that were forgotten.
     bool anyParked() const;
     /// \a rec's change went to the kernel with \a cookie: it waits for its
     /// uevent.
@@ -122,8 +123,10 @@ private:
     bool adopting_{false};          ///< maps device-mapper has are being read
     bool planAfterAdoption_{false}; ///< something asked for a pass meanwhile
     mpath::sys::EventLoop::SourcePtr adoptRetry_;
-    /// The maps that may be parked (checked against their records).
-    mutable std::set<std::string> parked_;
+    /// The maps parked, with their cookies: a map forgotten while parked
+    /// (flushed, removed behind the daemon's back) has its cookie released
+    /// from here.
+    mutable std::map<std::string, mpath::dm::UdevCookie> parked_;
     std::chrono::steady_clock::time_point waitingSince_{};
 };
 

@@ -1,5 +1,6 @@
 #include "config/value_text.h"
 
+#include "mpath/dm/features.h"
 #include "mpath/dm/selectors.h"
 
 #include <algorithm>
@@ -206,6 +207,12 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
     std::string err = parseCounted(kw, text, words);
     if (!err.empty())
         return err;
+    // The words go to the kernel as they are: one it does not know, or an
+    // argument out of its range, would keep every map that has them from
+    // being made.
+    if (auto r = dm::checkFeatures(words); !r)
+        return "invalid value '" + text + "' for " + std::string(kw) + ": " + r.error().message +
+               "; accepted: a word count followed by features of " + dm::featureNames();
     out = std::move(words);
     return {};
 }
@@ -247,6 +254,11 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
         if (!parseUnsigned(words[1], count) || count != words.size() - 2)
             return invalidValue(kw, text, accepted);
         ps.args.assign(words.begin() + 2, words.end());
+        // The kernel refuses what the selector does not take, or takes and
+        // prints back otherwise: either way every plan of the map fails or
+        // reloads it again.
+        if (auto r = dm::checkSelectorArgs(*facts, ps.args); !r)
+            return "invalid value '" + text + "' for " + std::string(kw) + ": " + r.error().message;
     }
     out = std::move(ps);
     return {};
