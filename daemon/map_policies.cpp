@@ -86,7 +86,11 @@ void MapPolicies::update(const std::string &wwid) {
                                                  std::to_string(interval.count()) + " s");
         if (wasDisabled)
             setQueueing(wwid, true);
-        rec.retryTimer = daemon_.loop().addTimer(interval * retry.retries, [this, wwid] {
+        // A count that would overflow the clock's nanoseconds means "for
+        // as long as anyone will wait": a century.
+        const auto countdown = std::min<std::chrono::seconds>(
+            interval * static_cast<int64_t>(retry.retries), std::chrono::hours(24 * 365 * 100));
+        rec.retryTimer = daemon_.loop().addTimer(countdown, [this, wwid] {
             auto &maps = daemon_.mutableState().maps;
             auto m = maps.find(wwid);
             if (m == maps.end())

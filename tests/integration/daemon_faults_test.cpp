@@ -551,3 +551,14 @@ TEST(DaemonFaults, AMapWhoseUeventNeverComesGoesOnAfterThirtySeconds) {
         forced = forced || (c.rfind("release ", 0) == 0 && c.find("forced") != std::string::npos);
     EXPECT_TRUE(forced) << "its cookie is completed, not left for ever";
 }
+
+TEST(DaemonFaults, TheLargestNoPathRetryQueuesAndDoesNotOverflowIntoFailingAtOnce) {
+    DaemonHarness h;
+    start(h, " no_path_retry queue\n");
+    mapADown(h);
+    ASSERT_TRUE(h.daemon().setMapSetting(kMapA, "no_path_retry", "4294967295"));
+    h.settle();
+    h.advance(60s);
+    EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path")) << h.logText();
+    EXPECT_TRUE(queueingInKernel(h, kMapA));
+}
