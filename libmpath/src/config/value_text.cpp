@@ -234,6 +234,11 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
         return invalidValue(kw, text,
                             "0 (none), or a handler: \"1 alua\", \"1 rdac\", \"1 emc\", "
                             "\"1 hp_sw\"");
+    for (size_t i = 1; i < words.size(); ++i)
+        if (!dm::isTableWord(words[i]))
+            return invalidValue(kw, text,
+                                "handler arguments the kernel takes as they are written (no "
+                                "backslash, control or non-ASCII blank bytes)");
     out.name = words[0];
     out.args.assign(words.begin() + 1, words.end());
     return {};

@@ -514,6 +514,18 @@ TEST(ConfigParser, RejectsUnknownHardwareHandler) {
     EXPECT_FALSE(r.config.devices[0].settings.hardwareHandler);
 }
 
+TEST(ConfigParser, RejectsHardwareHandlerArgumentsTheKernelWouldSplitOtherwise) {
+    // A backslash is the kernel's escape: "a\\b" reaches it as "ab".
+    ConfigResult r = parse("devices {\n device {\n vendor A\n product B\n"
+                           " hardware_handler \"2 alua a\\b\"\n }\n}\n");
+    ASSERT_EQ(r.diagnostics.size(), 1u) << allDiagnostics(r);
+    EXPECT_EQ(r.diagnostics[0].line, 5u);
+    EXPECT_NE(r.diagnostics[0].message.find("hardware_handler"), std::string::npos)
+        << r.diagnostics[0].message;
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_FALSE(r.config.devices[0].settings.hardwareHandler) << "the built-in stays";
+}
+
 TEST(ConfigParser, ReadsPathSelectorArguments) {
     EXPECT_EQ(defaultsLine("path_selector \"queue-length 0\"").config.defaults.pathSelector,
               (PathSelector{"queue-length", {}}));
