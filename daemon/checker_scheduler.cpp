@@ -89,6 +89,7 @@ void CheckerScheduler::check(const std::string &kernelName) {
     if (rec.checking)
         return;
     rec.checking = true;
+    warnIfNoSgNode(rec, kernelName);
     // The check ends at its deadline (a polling interval at most); its
     // SCSI command keeps checker_timeout in the kernel, as multipathd's.
     auto io = daemon_.checkIo();
@@ -210,6 +211,21 @@ std::chrono::milliseconds CheckerScheduler::reinstateHold(const PathRecord &rec)
     for (unsigned i = 1; i < rec.flaps && hold < most; ++i)
         hold *= 2;
     return std::min(hold, most);
+}
+
+void CheckerScheduler::warnIfNoSgNode(const PathRecord &rec, const std::string &kernelName) {
+    if (warnedNoSg_ || rec.checkedOnce || !daemon_.checkIo().pathIo)
+        return; // asked at a path's first check only
+    const std::string_view checker = rec.checker->name();
+    if (checker != "tur" && checker != "readsector0")
+        return;
+    if (daemon_.checkIo().pathIo->sgNode(rec.checker->devnode()))
+        return;
+    warnedNoSg_ = true;
+    logWarning(aboutPath(kernelName, ""),
+               "has no sg node (is the sg driver loaded? mpathd's modules-load.d file "
+               "loads it at boot): checks of such paths run as blocking jobs, and a path "
+               "that hangs holds one of 12 workers until its check times out");
 }
 
 void CheckerScheduler::setDmState(const std::string &kernelName, DmPathState s) {

@@ -45,8 +45,12 @@ private:
     std::chrono::milliseconds reinstateHold(const PathRecord &rec) const;
     /// What the daemon takes the kernel's state of path \a kernelName to be.
     void setDmState(const std::string &kernelName, mpath::model::DmPathState s);
+    /// Says once that a SCSI path has no sg node: its checks then run as
+    /// jobs that hold a worker while the path hangs.
+    void warnIfNoSgNode(const PathRecord &rec, const std::string &kernelName);
 
     Daemon &daemon_;
+    bool warnedNoSg_{false};
 };
 
 } // namespace mpathd
