@@ -215,11 +215,14 @@ dm_path_events() {
 }
 
 # fio_stop PID LOG: end a fio_verify run (PID, output in LOG) before its
-# time (SIGINT: fio lets its I/O finish and reports) and judge it: 0 when
+# time (SIGTERM: fio lets its I/O finish and reports) and judge it: 0 when
 # it saw no I/O or verify error, whether it ran to its end or was stopped.
+# PID may be the subshell of "fio_verify ... &": the signal goes to its
+# fio (such a subshell ignores SIGINT and does not pass SIGTERM on).
 fio_stop() {
-	local rc
-	kill -INT "$1" 2>/dev/null
+	local rc pids
+	pids=$(pgrep -P "$1" -x fio)
+	kill -TERM ${pids:-$1} 2>/dev/null
 	wait "$1"
 	rc=$?
 	[ "$rc" -eq 0 ] && return 0
