@@ -218,11 +218,16 @@ dm_path_events() {
 # time (SIGTERM: fio lets its I/O finish and reports) and judge it: 0 when
 # it saw no I/O or verify error, whether it ran to its end or was stopped.
 # PID may be the subshell of "fio_verify ... &": the signal goes to its
-# fio (such a subshell ignores SIGINT and does not pass SIGTERM on).
+# fio (such a subshell ignores SIGINT and does not pass SIGTERM on). A fio
+# still there 60 s later (its I/O does not complete) fails, left running.
 fio_stop() {
 	local rc pids
 	pids=$(pgrep -P "$1" -x fio)
 	kill -TERM ${pids:-$1} 2>/dev/null
+	if ! wait_until 60 sh -c "! kill -0 $1 2>/dev/null"; then
+		echo "fio_stop: fio ($1) still runs 60 s after SIGTERM: its I/O does not complete" >&2
+		return 1
+	fi
 	wait "$1"
 	rc=$?
 	[ "$rc" -eq 0 ] && return 0
