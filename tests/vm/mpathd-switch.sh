@@ -1,17 +1,18 @@
 #!/bin/bash
 # lab-timeout: 300
 # A running multipath-tools host switched to mpathd under I/O, as an
-# administrator would: Debian's multipathd makes the map from
-# /etc/multipath.conf (no_path_retry 12, group_by_prio over scsi_debug's
-# three ALUA ports: optimized, non-optimized, standby), fio --verify
-# writes, multipathd stops (queue_without_daemon no: it turns queueing
-# off) and mpathd starts on the same file. mpathd adopts the map as it is:
-# its name kept, no reload and no refused call (target, groups and paths
-# unchanged), and its queueing policy (no_path_retry 12) in the kernel at
-# once. Then the optimized path fails (I/O goes to the non-optimized
-# one) and the non-optimized one too, leaving only the standby port,
-# which fails I/O: the I/O waits, and completes when the optimized path
-# is back within the no_path_retry window. fio sees no error.
+# administrator would: Debian's multipathd makes the maps from
+# /etc/multipath.conf (no_path_retry 12, group_by_prio; one over
+# scsi_debug's three ALUA ports: optimized, non-optimized, standby, one
+# over the virtio pair), fio --verify writes, multipathd stops
+# (queue_without_daemon no: it turns queueing off) and mpathd starts on
+# the same file. mpathd adopts the maps as they are: names kept, no
+# reload and no refused call (target, groups and paths unchanged), and
+# its queueing policy (no_path_retry 12) in the kernel at once. Then the
+# optimized path fails (I/O goes to the non-optimized one) and the
+# non-optimized one too, leaving only the standby port, which fails I/O:
+# the I/O waits, and completes when the optimized path is back within
+# the no_path_retry window. fio sees no error.
 . /lab/lib.sh
 
 command -v mpathd >/dev/null || die "mpathd is not on PATH"
@@ -50,8 +51,17 @@ for p in "${sd[@]}"; do
 done
 [ -n "$opt" ] && [ -n "$nonopt" ] && [ -n "$standby" ] || die "ports not found among ${sd[*]}"
 result ports "optimized=$opt non-optimized=$nonopt standby=$standby"
-wait_until 20 sh -c "grep -q standby /sys/block/$standby/device/access_state" ||
-	die "scsi_dh_alua does not see $standby as standby: $(cat "/sys/block/$standby/device/access_state")"
+# multipathd groups by the port states scsi_dh_alua shows (prio sysfs),
+# which are not to be trusted right after the disks appear: a rescan
+# makes scsi_dh_alua ask the target again.
+ports_known() {
+	[ "$(cat "/sys/block/$opt/device/access_state")" = active/optimized ] &&
+		[ "$(cat "/sys/block/$nonopt/device/access_state")" = active/non-optimized ] &&
+		[ "$(cat "/sys/block/$standby/device/access_state")" = standby ]
+}
+for p in "${sd[@]}"; do echo 1 > "/sys/block/$p/device/rescan"; done
+wait_until 20 ports_known ||
+	die "scsi_dh_alua shows the ports as $(for p in "$opt" "$nonopt" "$standby"; do cat "/sys/block/$p/device/access_state"; done | tr '\n' ' ')"
 
 cat > /etc/multipath.conf <<'CONF'
 defaults {
@@ -63,21 +73,20 @@ defaults {
 }
 blacklist {
 	devnode "^(nvme|sr|loop|ram|nullb)"
-	device {
-		vendor "QEMU"
-		product ".*"
-	}
 }
 CONF
 rm -rf /etc/mpathd # mpathd reads multipath-tools' file only without its own
 
 multipathd -d -s -v3 > "$RESULTS/multipathd.log" 2>&1 &
 mpd=$!
-three_groups() { [ "$(dmsetup table "$1" 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l)" -eq 3 ]; }
-wait_until 60 sh -c "dmsetup ls --target multipath 2>/dev/null | grep -q mpath" ||
-	die "multipathd made no map: $(tail -n 5 "$RESULTS/multipathd.log")"
-map=$(dmsetup ls --target multipath | awk '{ print $1; exit }')
-wait_until 30 three_groups "$map" || die "multipathd's map lacks paths: $(dmsetup table "$map")"
+# Two maps: the scsi_debug LUN's and the virtio pair's.
+npaths() { dmsetup table "$1" 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l; }
+sdwwid=$(wwid_of "$opt") vwwid=$(wwid_of sda)
+made() { [ -n "$(map_of "$sdwwid")" ] && [ -n "$(map_of "$vwwid")" ] &&
+	[ "$(npaths "$(map_of "$sdwwid")")" -eq 3 ] && [ "$(npaths "$(map_of "$vwwid")")" -eq 2 ]; }
+wait_until 60 made || die "multipathd did not make the two maps: $(dmsetup table; tail -n 5 "$RESULTS/multipathd.log")"
+map=$(map_of "$sdwwid") vmap=$(map_of "$vwwid")
+result maps "$map (scsi_debug) $vmap (virtio)"
 table0=$(dmsetup table "$map")
 result multipathd_table "\"$table0\""
 echo "$table0" | grep -q queue_if_no_path || die "multipathd's map does not queue (no_path_retry 12): $table0"
@@ -95,8 +104,9 @@ kill "$mpd"
 wait "$mpd"
 mpd=
 table1=$(dmsetup table "$map")
-echo "$table1" | grep -q queue_if_no_path &&
-	die "multipathd left queueing on when it stopped: $table1"
+vtable1=$(dmsetup table "$vmap")
+echo "$table1 $vtable1" | grep -q queue_if_no_path &&
+	die "multipathd left queueing on when it stopped: $table1; $vtable1"
 result after_multipathd "\"$table1\""
 
 # mpathd on the same file.
@@ -107,20 +117,24 @@ t0=$(now_ms)
 mpathd_start
 ready_ms=$(($(now_ms) - t0))
 result mpathd_ready_ms "$ready_ms"
-if wait_until 4 sh -c "dmsetup table '$map' | grep -q queue_if_no_path"; then
+queueing() { dmsetup table "$map" | grep -q queue_if_no_path && dmsetup table "$vmap" | grep -q queue_if_no_path; }
+if wait_until 4 queueing; then
 	result queueing_in_force_ms $(($(now_ms) - t0))
 else
-	broken "queueing (no_path_retry 12) not in the kernel 4 s after mpathd was ready: $(dmsetup table "$map")"
+	broken "queueing (no_path_retry 12) not in the kernel 4 s after mpathd was ready: $(dmsetup table "$map"); $(dmsetup table "$vmap")"
 fi
 # Two more intervals for any retry of a refused change to show.
 sleep 4
 kill "$mon"
 mon=
-dmsetup info "$map" > /dev/null 2>&1 || die "the map $map is gone"
 mpathctl show maps > "$RESULTS/maps.txt" 2>&1 || broken "mpathctl show maps failed: $(cat "$RESULTS/maps.txt")"
-grep -qw "$map" "$RESULTS/maps.txt" || broken "mpathctl does not show $map: $(cat "$RESULTS/maps.txt")"
-grep -q "map $map: .*adopted" "$RESULTS/mpathd.log" || broken "mpathd's log does not say it adopted $map"
+for m in "$map" "$vmap"; do
+	dmsetup info "$m" > /dev/null 2>&1 || die "the map $m is gone"
+	grep -qw "$m" "$RESULTS/maps.txt" || broken "mpathctl does not show $m: $(cat "$RESULTS/maps.txt")"
+	grep -q "map $m: .*adopted" "$RESULTS/mpathd.log" || broken "mpathd's log does not say it adopted $m"
+done
 table2=$(dmsetup table "$map")
+vtable2=$(dmsetup table "$vmap")
 result after_mpathd "\"$table2\""
 # The table as multipathd left it, but for the queueing feature.
 strip() { # the table without queue_if_no_path among its features
@@ -132,11 +146,13 @@ strip() { # the table without queue_if_no_path among its features
 }
 [ "$(strip <<< "$table2")" = "$(strip <<< "$table1")" ] ||
 	broken "the table changed beyond queueing: '$table1' became '$table2'"
+[ "$(strip <<< "$vtable2")" = "$(strip <<< "$vtable1")" ] ||
+	broken "the table changed beyond queueing: '$vtable1' became '$vtable2'"
 reloads=$(grep -c 'reloading' "$RESULTS/mpathd.log" || true)
 refused=$(grep -ciE "immutable|trying again|refused|invalid argument" "$RESULTS/mpathd.log" || true)
 result reloads "$reloads"
 result refused_calls "$refused"
-[ "$reloads" -eq 0 ] || broken "mpathd reloaded the adopted map $reloads times: $(grep -m 2 reloading "$RESULTS/mpathd.log")"
+[ "$reloads" -eq 0 ] || broken "mpathd reloaded adopted maps $reloads times: $(grep -m 2 reloading "$RESULTS/mpathd.log")"
 [ "$refused" -eq 0 ] || broken "the kernel refused mpathd's calls $refused times: $(grep -m 2 -iE 'immutable|trying again|refused|invalid argument' "$RESULTS/mpathd.log")"
 # A table load ends with a resume: a change event of the map without
 # DM_ACTION; synthetic ones (SYNTH_UUID, udev's watch) are no resume.
@@ -145,7 +161,7 @@ awk 'function judge() { if (ev ~ /change/ && ev ~ /dm-/ && ev !~ /DM_ACTION=/ &&
 	{ ev = ev " " $0 }
 	END { judge(); print n + 0 }' "$RESULTS/uevents.txt" > "$RESULTS/resumes.txt"
 result resumes "$(cat "$RESULTS/resumes.txt")"
-[ "$(cat "$RESULTS/resumes.txt")" -eq 0 ] || broken "the map was loaded again after mpathd started"
+[ "$(cat "$RESULTS/resumes.txt")" -eq 0 ] || broken "a map was loaded again after mpathd started"
 
 # The optimized path fails: I/O goes on through the non-optimized port.
 kill -0 "$fio" 2>/dev/null || broken "fio ended before the faults: $(tail -n 3 "$RESULTS/fio.log")"
