@@ -164,6 +164,25 @@ int BusEndpoints::onAccept(sd_event_source *, int fd, uint32_t, void *self) {
     const int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (c < 0)
         return 0;
+    // The socket's mode keeps others out, unless someone loosened it or
+    // passed a connected socket on: every caller here is trusted as root,
+    // so the kernel is asked who connected. (sd-bus's server leaves this
+    // to its owner, before the bus is made.)
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    const bool known =
+        ::getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof(cred);
+    const int err = errno;
+    if (!known || cred.uid != 0) {
+        logWarning({}, known ? "private bus: refused a connection from uid " +
+                                   std::to_string(cred.uid) + " (pid " + std::to_string(cred.pid) +
+                                   "): the socket is root's only"
+                             : std::string("private bus: refused a connection: its peer is not "
+                                           "known: ") +
+                                   strerror(err));
+        ::close(c);
+        return 0;
+    }
     auto peer = std::make_unique<Peer>();
     peer->owner = e;
     sd_id128_t id;

@@ -17,8 +17,9 @@ class BusService;
 /// Where the D-Bus API answers: the system bus under the name
 /// org.mpathd.Multipath1 (waiting for the bus's socket when it is not there
 /// yet, as in early boot, and connecting again when the bus restarts), and
-/// a private peer-to-peer socket for root (mode 0600) that answers with no
-/// bus at all.
+/// a private peer-to-peer socket for root that answers with no bus at all:
+/// its mode is 0600, and a peer whose credentials (SO_PEERCRED) are not
+/// root's is closed at once, since its calls would not be authorized.
 class BusEndpoints {
 public:
     static constexpr const char *kSocket = "/run/mpathd/bus";

@@ -11,11 +11,14 @@
 #include <vector>
 
 struct sd_bus;
-struct sd_bus_slot;
+struct sd_bus_message;
 
 namespace mpathd {
 
+class BusActions;
 class Daemon;
+class PolkitAuthorizer;
+struct BusMethod;
 
 /// mpathd's D-Bus API (daemon/data/dbus-1/interfaces/org.mpathd.Multipath1.xml)
 /// on one or more connections: the system bus and the private socket's
@@ -23,8 +26,12 @@ class Daemon;
 /// kPublishDelay after callbacks of the loop ran, and before any read
 /// that would see an older computation; what changed goes out as
 /// PropertiesChanged and InterfacesAdded/Removed.
-/// Changes are authorized by polkit (asynchronously) on the system bus;
-/// a peer of the private socket (root only, by its mode) is trusted.
+/// Every method call goes the same way (the table of bus_method.cpp):
+/// its arguments are read and checked (BusArguments), its object found and
+/// checked (BusActions::prepare()), then it is authorized by polkit
+/// (PolkitAuthorizer) on the system bus -- a peer of the private socket is
+/// root, the endpoint checks -- and carried out (BusActions::run()); what
+/// changed is signalled before the reply.
 class BusService {
 public:
     static constexpr const char *kBusName = "org.mpathd.Multipath1";
@@ -72,24 +79,31 @@ public:
     static std::string groupPath(const std::string &wwid, unsigned number);
     static std::string pathPath(const std::string &kernelName);
 
-    // Called from the sd-bus C callbacks (bus_service.cpp).
-    struct Connection;
-    struct Impl;
-
 private:
-    std::map<std::string, Object> compute() const;
+    struct Connection;
+
     /// After each callback of the loop: answers waiting calls, and marks
     /// the objects for computing again.
     void changed();
+    /// A call of \a method: parse, validate, authorize, act, signal, reply.
+    void dispatch(const BusMethod &method, sd_bus_message *m);
+    Connection *connectionOf(sd_bus_message *m);
+
+    /// The sd-bus callbacks (bus_service.cpp); userdata is the service.
+    struct Callbacks;
 
     Daemon &daemon_;
     std::vector<std::unique_ptr<Connection>> connections_;
     std::map<std::string, Object> objects_;
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<BusActions> actions_;
+    std::unique_ptr<PolkitAuthorizer> authorizer_;
     mpath::sys::EventLoop::SourcePtr afterDispatch_;
     mpath::sys::EventLoop::SourcePtr publishTimer_;
     bool dirty_{true};
     bool publishedByTimer_{false}; ///< the callback that just ran was publish()'s own
+    /// Calls still waiting when the service goes hold it weakly: they
+    /// answer without signalling.
+    std::shared_ptr<bool> alive_{std::make_shared<bool>(true)};
 };
 
 } // namespace mpathd

@@ -89,18 +89,23 @@ void CheckerScheduler::check(const std::string &kernelName) {
     if (rec.checking)
         return;
     rec.checking = true;
-    mpath::checkers::startCheck(daemon_.executor(), *rec.checker, checkDeadline(),
-                                [this, kernelName](mpath::checkers::CheckOutcome o) {
-                                    onResult(kernelName, std::move(o));
-                                });
+    mpath::checkers::startCheck(
+        daemon_.checkIo(), *rec.checker, checkDeadline(),
+        [this, kernelName, generation = rec.generation](mpath::checkers::CheckOutcome o) {
+            onResult(kernelName, generation, std::move(o));
+        });
 }
 
-void CheckerScheduler::onResult(const std::string &kernelName,
+void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generation,
                                 mpath::checkers::CheckOutcome outcome) {
     State &state = daemon_.mutableState();
     auto it = state.paths.find(kernelName);
     if (it == state.paths.end())
         return; // the device went away meanwhile
+    if (it->second.generation != generation) {
+        logDebug(aboutPath(kernelName), "an answer for the device that had this name before");
+        return;
+    }
     PathRecord &rec = it->second;
     rec.checking = false;
     ++daemon_.mutableCounters().checks;
@@ -141,10 +146,29 @@ void CheckerScheduler::onResult(const std::string &kernelName,
         }
     } else if (up(outcome.state)) {
         const bool restored = down(before) || rec.path.dmState == DmPathState::Failed;
+        const auto now = daemon_.loop().now();
+        const auto hold = reinstateHold(rec);
+        if (restored && live && !rec.adminFailed && now < rec.reinstatedAt + hold) {
+            // The kernel failed it again soon after the last reinstate
+            // (its check answers, its I/O does not): not before the hold
+            // ends, when it is checked again.
+            logDebug(aboutPath(kernelName, mapName), "reinstate held back while it flaps");
+            rec.interval = std::chrono::duration_cast<std::chrono::seconds>(
+                rec.reinstatedAt + hold - now + std::chrono::milliseconds(999));
+            arm(kernelName, rec.interval);
+            daemon_.policies().update(rec.mapWwid);
+            return;
+        }
         if (restored && live && !rec.adminFailed) {
-            logNotice(aboutPath(kernelName, mapName),
-                      "checker " + std::string(rec.checker->name()) + " says " +
-                          std::string(mpath::model::toString(outcome.state)) + ": reinstating");
+            const bool quiet = rec.flaps > 1;
+            const std::string text = "checker " + std::string(rec.checker->name()) + " says " +
+                                     std::string(mpath::model::toString(outcome.state)) +
+                                     ": reinstating";
+            if (quiet)
+                logInfo(aboutPath(kernelName, mapName), text);
+            else
+                logNotice(aboutPath(kernelName, mapName), text);
+            rec.reinstatedAt = now;
             rec.path.dmState = DmPathState::Active;
             const std::string wwid = rec.mapWwid;
             daemon_.dmOps().message(wwid, mapName, "reinstate_path " + devt,
@@ -172,6 +196,18 @@ void CheckerScheduler::onResult(const std::string &kernelName,
     arm(kernelName, rec.interval);
 }
 
+std::chrono::milliseconds CheckerScheduler::reinstateHold(const PathRecord &rec) const {
+    // polling_interval, doubling with each flap, up to max_polling_interval.
+    const auto polling = std::chrono::milliseconds(
+        std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value)));
+    const auto most = std::max<std::chrono::milliseconds>(
+        polling, std::chrono::seconds(daemon_.globals().maxPollingInterval.value));
+    auto hold = polling;
+    for (unsigned i = 1; i < rec.flaps && hold < most; ++i)
+        hold *= 2;
+    return std::min(hold, most);
+}
+
 void CheckerScheduler::setDmState(const std::string &kernelName, DmPathState s) {
     auto &paths = daemon_.mutableState().paths;
     if (auto it = paths.find(kernelName); it != paths.end())
@@ -186,8 +222,26 @@ void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &d
         rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
         if (failed) {
             auto map = state.maps.find(wwid);
-            logWarning(aboutPath(name, map == state.maps.end() ? wwid : map->second.name),
-                       "device-mapper failed it");
+            const std::string mapName = map == state.maps.end() ? wwid : map->second.name;
+            const auto now = daemon_.loop().now();
+            if (rec.reinstatedAt != mpath::sys::EventLoop::Clock::time_point{} &&
+                now < rec.reinstatedAt + reinstateHold(rec)) {
+                // Failed again within its hold: it flaps. Said once, then
+                // held back longer each time, up to max_polling_interval.
+                if (++rec.flaps == 1)
+                    logWarning(aboutPath(name, mapName),
+                               "device-mapper failed it again soon after it was reinstated: "
+                               "reinstated again no sooner than " +
+                                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                      reinstateHold(rec))
+                                                      .count()) +
+                                   " s from now, backing off while it keeps failing");
+                else
+                    logInfo(aboutPath(name, mapName), "device-mapper failed it again");
+            } else {
+                rec.flaps = 0;
+                logWarning(aboutPath(name, mapName), "device-mapper failed it");
+            }
             checkSoon(name); // is it down, or was it one I/O error?
         }
         daemon_.policies().update(wwid);

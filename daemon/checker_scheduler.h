@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <mpath/checkers/checker.h>
 #include <string>
 
@@ -37,7 +38,11 @@ public:
 private:
     void arm(const std::string &kernelName, std::chrono::milliseconds after);
     void check(const std::string &kernelName);
-    void onResult(const std::string &kernelName, mpath::checkers::CheckOutcome outcome);
+    void onResult(const std::string &kernelName, uint64_t generation,
+                  mpath::checkers::CheckOutcome outcome);
+    /// How long after its last reinstate a path the kernel keeps failing
+    /// waits for the next one.
+    std::chrono::milliseconds reinstateHold(const PathRecord &rec) const;
     /// What the daemon takes the kernel's state of path \a kernelName to be.
     void setDmState(const std::string &kernelName, mpath::model::DmPathState s);
 

@@ -6,9 +6,13 @@
 #include "map_policies.h"
 #include "path_tracker.h"
 #include "reconciler.h"
+#include "state_files.h"
 #include "uevent_source.h"
 
+#include <algorithm>
 #include <mpath/config/loader.h>
+#include <mpath/config/parser.h>
+#include <mpath/sys/file.h>
 
 namespace mpathd {
 
@@ -17,24 +21,32 @@ using mpath::Result;
 
 Daemon::Daemon(Environment env)
     : env_(std::move(env)),
-      executor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.executor)),
+      dmExecutor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.dmLane)),
+      ioExecutor_(std::make_unique<mpath::sys::Executor>(*env_.loop, env_.ioLane)),
+      pathIo_(std::make_unique<mpath::sys::PathIo>(
+          *env_.loop, *ioExecutor_,
+          mpath::sys::PathIo::Options{env_.sysfsRoot, env_.devDirectory, 4096})),
       dmOps_(std::make_unique<DmOps>(*this)), paths_(std::make_unique<PathTracker>(*this)),
       reconciler_(std::make_unique<Reconciler>(*this)),
       checks_(std::make_unique<CheckerScheduler>(*this)),
       policies_(std::make_unique<MapPolicies>(*this)),
-      uevents_(std::make_unique<UeventSource>(*this)) {}
+      uevents_(std::make_unique<UeventSource>(*this)),
+      stateFiles_(std::make_unique<StateFiles>(*this)) {}
 
 Daemon::~Daemon() {
     // Timers and sources of the state go first, then the parts; the
-    // executor last: it drops the answers of jobs still out.
+    // lanes last: they drop the answers of jobs still out.
     state_ = State{};
+    stateFiles_.reset();
     uevents_.reset();
     policies_.reset();
     checks_.reset();
     reconciler_.reset();
     paths_.reset();
     dmOps_.reset();
-    executor_.reset();
+    pathIo_.reset();
+    ioExecutor_.reset();
+    dmExecutor_.reset();
 }
 
 std::string Daemon::bindingsFile() const {
@@ -45,8 +57,7 @@ std::string Daemon::wwidsFile() const {
     return mpath::config::Loader(env_.root).underRoot(globals_.wwidsFile.value);
 }
 
-Result<mpath::config::Config> Daemon::readConfig() const {
-    mpath::config::ConfigResult r = mpath::config::Loader(env_.root).load();
+Result<mpath::config::Config> Daemon::takeConfig(mpath::config::ConfigResult r) const {
     std::string errors;
     for (const auto &d : r.diagnostics) {
         if (d.severity == mpath::config::Diagnostic::Severity::Error) {
@@ -75,7 +86,7 @@ void Daemon::applyConfig(mpath::config::Config config) {
                 overridesByWwid_.emplace(mp.wwid, std::move(o));
     if (config_.globals.dmTarget) {
         target_ = *config_.globals.dmTarget; // chosen in mpathd.conf
-    } else if (env_.lmpathAvailable()) {
+    } else if (lmpathAvailable_) {
         target_ = DmTarget::Lmpath;
     } else {
         if (target_ != DmTarget::Multipath)
@@ -88,10 +99,14 @@ void Daemon::applyConfig(mpath::config::Config config) {
 }
 
 Result<void> Daemon::start() {
-    auto config = readConfig();
+    // Read at once: nothing can be done without them, and a daemon that
+    // starts while its root file system queues could not even be loaded.
+    auto config = takeConfig(mpath::config::Loader(env_.root).load());
     if (!config)
         return config.error();
+    lmpathAvailable_ = env_.lmpathAvailable();
     applyConfig(std::move(*config));
+    stateFiles_->load([this] { reconciler_->filesLoaded(); });
     logInfo({}, "maps use the " + std::string(mpath::config::toString(target_)) + " target");
 
     // The monitor first: what changes while the present devices are
@@ -107,57 +122,114 @@ Result<void> Daemon::start() {
     return mpath::ok();
 }
 
-Result<void> Daemon::reconfigure() {
-    if (stopping_)
-        return Error{ESHUTDOWN, "the daemon is stopping"};
-    env_.notify("RELOADING=1");
-    auto config = readConfig();
-    if (!config) {
-        logError({}, config.error().message + "; the running configuration stays");
-        env_.notify("READY=1");
-        return config.error();
+void Daemon::reconfigure(std::function<void(Result<void>)> done) {
+    if (!done)
+        done = [](Result<void>) {};
+    if (stopping_) {
+        done(Error{ESHUTDOWN, "the daemon is stopping"});
+        return;
     }
+    env_.notify("RELOADING=1");
     reloading_ = true;
-    overrides_.clear();
-    applyConfig(std::move(*config));
-    state_.removedByAdmin.clear();
-    for (auto &[name, rec] : state_.paths)
-        paths_->reprioritize(name);
-    logNotice({}, "configuration read again");
-    reconciler_->run();
-    return mpath::ok();
+    struct Read {
+        mpath::config::ConfigResult config;
+        bool lmpath{false};
+    };
+    // Off the loop: /etc and /lib/modules may be on a device that queues.
+    stateFiles_->run<std::shared_ptr<Read>>(
+        [root = env_.root, lmpath = env_.lmpathAvailable]() -> Result<std::shared_ptr<Read>> {
+            auto read = std::make_shared<Read>();
+            read->config = mpath::config::Loader(root).load();
+            read->lmpath = lmpath();
+            return read;
+        },
+        [this, done = std::move(done)](Result<std::shared_ptr<Read>> r) {
+            Result<mpath::config::Config> config =
+                r ? takeConfig(std::move((*r)->config)) : Result<mpath::config::Config>(r.error());
+            if (!config) {
+                logError({}, config.error().message + "; the running configuration stays");
+                reloading_ = false;
+                env_.notify("READY=1");
+                done(config.error());
+                return;
+            }
+            if (stopping_) {
+                done(Error{ESHUTDOWN, "the daemon is stopping"});
+                return;
+            }
+            overrides_.clear();
+            lmpathAvailable_ = (*r)->lmpath;
+            applyConfig(std::move(*config));
+            stateFiles_->load(); // their names may have changed
+            state_.removedByAdmin.clear();
+            for (auto &[name, rec] : state_.paths)
+                paths_->reprioritize(name);
+            logNotice({}, "configuration read again");
+            reconciler_->run();
+            done(mpath::ok());
+        });
 }
 
 Result<void> Daemon::setMapSetting(const std::string &wwid, const std::string &keyword,
-                                   const std::string &value, bool persist) {
+                                   const std::string &value) {
     auto entry = Overrides::parse(wwid, keyword, value);
     if (!entry)
         return entry.error();
-    if (persist) {
-        const mpath::config::Loader loader(env_.root);
-        if (auto r = Overrides::persist(loader.confdDirectory(fileConfig_), wwid, keyword, value);
-            !r)
-            return r.error().context("cannot write the setting to conf.d");
-        overrides_.drop(wwid, keyword);
-        // The drop-in is read with the rest, as the next start will.
-        auto config = readConfig();
-        if (config) {
-            applyConfig(std::move(*config));
-        } else {
-            logWarning({}, "the setting is written to conf.d but the configuration has "
-                           "errors: it applies until the next reconfigure only");
-            overrides_.set(*entry, keyword);
-            applyConfig(fileConfig_);
-        }
-    } else {
-        overrides_.set(*entry, keyword);
-        applyConfig(fileConfig_);
+    overrides_.set(*entry, keyword);
+    applyConfig(fileConfig_);
+    settingTaken(wwid, keyword, value, false);
+    return mpath::ok();
+}
+
+void Daemon::setMapSetting(const std::string &wwid, const std::string &keyword,
+                           const std::string &value, bool persist,
+                           std::function<void(Result<void>)> done) {
+    if (!persist) {
+        done(setMapSetting(wwid, keyword, value));
+        return;
     }
+    if (auto entry = Overrides::parse(wwid, keyword, value); !entry) {
+        done(entry.error());
+        return;
+    }
+    const std::string confd = mpath::config::Loader(env_.root).confdDirectory(fileConfig_);
+    const std::string file = Overrides::dropIn(confd, wwid);
+    // Written, then read back: that file alone, so that what else changed
+    // on disk waits for a reconfigure, as the administrator expects.
+    stateFiles_->run<mpath::config::ConfigResult>(
+        [confd, file, wwid, keyword, value]() -> Result<mpath::config::ConfigResult> {
+            if (auto r = Overrides::persist(confd, wwid, keyword, value); !r)
+                return r.error().context("cannot write the setting to conf.d");
+            auto text = mpath::sys::readFile(file);
+            if (!text)
+                return text.error().context("cannot read back " + file);
+            return mpath::config::parseString(*text, file, true);
+        },
+        [this, wwid, keyword, value, file,
+         done = std::move(done)](Result<mpath::config::ConfigResult> r) {
+            if (!r) {
+                done(r.error());
+                return;
+            }
+            auto &mps = fileConfig_.multipaths;
+            mps.erase(std::remove_if(mps.begin(), mps.end(),
+                                     [&](const auto &mp) { return mp.where.file == file; }),
+                      mps.end());
+            for (auto &mp : r->config.multipaths)
+                mps.push_back(std::move(mp));
+            overrides_.drop(wwid, keyword);
+            applyConfig(fileConfig_);
+            settingTaken(wwid, keyword, value, true);
+            done(mpath::ok());
+        });
+}
+
+void Daemon::settingTaken(const std::string &wwid, const std::string &keyword,
+                          const std::string &value, bool persist) {
     auto it = state_.maps.find(wwid);
     logNotice(aboutMap(it == state_.maps.end() ? wwid : it->second.name, wwid),
               keyword + " " + value + (persist ? " (persistent)" : " (until reconfigure)"));
     reconciler_->schedule();
-    return mpath::ok();
 }
 
 const std::map<std::string, std::string> &Daemon::overridesOf(const std::string &wwid) const {
@@ -178,10 +250,9 @@ void Daemon::stop(std::function<void()> done) {
     auto outstanding = std::make_shared<unsigned>(0);
     auto last = std::make_shared<std::function<void()>>(std::move(done));
     for (auto &[wwid, rec] : state_.maps) {
+        // Every map the kernel has, whatever its table last read said:
+        // one queueing with no paths waits for its last close too.
         if (!rec.live)
-            continue;
-        const auto &f = rec.liveMap.features;
-        if (std::find(f.begin(), f.end(), "queue_if_no_path") == f.end())
             continue;
         ++*outstanding;
         dmOps_->message(wwid, rec.name, "fail_if_no_path", [outstanding, last](Result<void>) {

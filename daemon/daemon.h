@@ -8,12 +8,14 @@
 #include <memory>
 #include <mpath/checkers/checker.h>
 #include <mpath/config/config.h>
+#include <mpath/config/config_result.h>
 #include <mpath/discovery/udev.h>
 #include <mpath/dm/device_mapper.h>
 #include <mpath/error.h>
 #include <mpath/prio/prioritizer.h>
 #include <mpath/sys/event_loop.h>
 #include <mpath/sys/executor.h>
+#include <mpath/sys/path_io.h>
 #include <string>
 
 namespace mpathd {
@@ -23,6 +25,7 @@ class DmOps;
 class MapPolicies;
 class PathTracker;
 class Reconciler;
+class StateFiles;
 class UeventSource;
 
 /// What the daemon runs on. main() gives it the real system; the tests give
@@ -48,17 +51,26 @@ struct Environment {
     /// Whether dm-lmpath can be used (loaded, or installed for the kernel
     /// to load on first use).
     std::function<bool()> lmpathAvailable{[] { return false; }};
-    /// Checks, priorities and device-mapper calls. A map's creation or
-    /// reload waits for udev to process its events (a few hundred ms on a
-    /// busy machine): a burst of them gets up to 28 more workers, so 64
-    /// maps are not made four at a time.
-    mpath::sys::Executor::Options executor{4, 16, 28};
+    /// Device-mapper calls, in a lane of their own: no number of hung
+    /// paths can take the workers a fail_path, reload or create needs. A
+    /// map's creation or reload waits for udev to process its events (a
+    /// few hundred ms on a busy machine): a burst of them gets up to 28
+    /// more workers, so 64 maps are not made four at a time.
+    mpath::sys::Executor::Options dmLane{4, 16, 28};
+    /// Path I/O: submitting the checks' I/O (which no thread waits for:
+    /// PathIo), the checks that must run as jobs, and priorities. A hung
+    /// path costs at most one stuck worker here, and the lane never has
+    /// more than 4 + 8 threads, however many paths hang.
+    mpath::sys::Executor::Options ioLane{4, 8, 0};
     /// How long events may gather before the maps are planned again: a
     /// burst of path additions becomes one operation per map.
     std::chrono::milliseconds coalesce{std::chrono::milliseconds(200)};
-    /// Deadlines on the loop for device-mapper calls.
+    /// Bounds of device-mapper calls, from when a worker takes them; and
+    /// how long one may wait for a worker (its own log line when it
+    /// waited longer).
     std::chrono::milliseconds dmDeadline{std::chrono::seconds(60)};
     std::chrono::milliseconds messageDeadline{std::chrono::seconds(10)};
+    std::chrono::milliseconds dmQueueBound{std::chrono::seconds(60)};
 };
 
 /// Counts of what the daemon did, for tests and status output.
@@ -74,7 +86,7 @@ struct Counters {
 
 /// The daemon's context: the configuration, the state, and the parts that
 /// act on it, all on one event loop. Nothing here blocks: device I/O and
-/// device-mapper calls run on the executor and answer on the loop.
+/// device-mapper calls run in their lanes and answer on the loop.
 class Daemon {
 public:
     explicit Daemon(Environment env);
@@ -88,19 +100,26 @@ public:
     /// the first plan is carried out.
     mpath::Result<void> start();
 
-    /// Reads the configuration again; a configuration with errors is not
-    /// taken (the old one stays, the errors are logged and returned). Maps
+    /// Reads the configuration again, off the loop (it may live on a
+    /// device that queues); a configuration with errors is not taken (the
+    /// old one stays, the errors are logged and given to \a done). Maps
     /// whose table changes are reloaded, no other. Settings changed at
-    /// runtime end; persistent ones are in the files read.
-    mpath::Result<void> reconfigure();
+    /// runtime end; persistent ones are in the files read. \a done is
+    /// called on the loop once the configuration is taken or refused.
+    void reconfigure(std::function<void(mpath::Result<void>)> done = {});
 
     /// Sets \a keyword (one of Overrides::known()) to \a value for map
-    /// \a wwid, until the next reconfigure() or, with \a persist, in a
-    /// drop-in of conf.d, and plans again.
-    /// \return EINVAL naming the problem of a bad value (nothing changes),
-    ///         or the error of writing the drop-in
+    /// \a wwid, until the next reconfigure(), and plans again.
+    /// \return EINVAL naming the problem of a bad value (nothing changes)
     mpath::Result<void> setMapSetting(const std::string &wwid, const std::string &keyword,
-                                      const std::string &value, bool persist);
+                                      const std::string &value);
+    /// The same; with \a persist, written to the map's drop-in of conf.d
+    /// (off the loop) and read back from that file alone: edits of other
+    /// files wait for a reconfigure. \a done gets EINVAL for a bad value,
+    /// or the error of writing the drop-in; nothing changes then.
+    void setMapSetting(const std::string &wwid, const std::string &keyword,
+                       const std::string &value, bool persist,
+                       std::function<void(mpath::Result<void>)> done);
     /// Keyword -> "runtime" or "persistent" for what setMapSetting() changed.
     const std::map<std::string, std::string> &overridesOf(const std::string &wwid) const;
     /// The configuration is being read again and the maps made to follow it.
@@ -123,13 +142,19 @@ public:
     // The parts reach one another, and the context, through here.
     Environment &env() { return env_; }
     mpath::sys::EventLoop &loop() { return *env_.loop; }
-    mpath::sys::Executor &executor() { return *executor_; }
+    /// The device-mapper lane.
+    mpath::sys::Executor &dmExecutor() { return *dmExecutor_; }
+    /// The path I/O lane.
+    mpath::sys::Executor &ioExecutor() { return *ioExecutor_; }
+    /// What path checks run on.
+    mpath::checkers::CheckIo checkIo() { return {*env_.loop, *ioExecutor_, pathIo_.get()}; }
     State &mutableState() { return state_; }
     Counters &mutableCounters() { return counters_; }
     PathTracker &paths() { return *paths_; }
     Reconciler &reconciler() { return *reconciler_; }
     CheckerScheduler &checks() { return *checks_; }
     MapPolicies &policies() { return *policies_; }
+    StateFiles &stateFiles() { return *stateFiles_; }
     DmOps &dmOps() { return *dmOps_; }
 
     /// The bindings and wwids files (below the root).
@@ -142,8 +167,12 @@ public:
     void onSettled();
 
 private:
-    mpath::Result<mpath::config::Config> readConfig() const;
+    /// The configuration's diagnostics logged; its errors as one error.
+    mpath::Result<mpath::config::Config> takeConfig(mpath::config::ConfigResult read) const;
     void applyConfig(mpath::config::Config config);
+    /// The setting is parsed and its drop-in (if any) written: take it.
+    void settingTaken(const std::string &wwid, const std::string &keyword, const std::string &value,
+                      bool persist);
 
     Environment env_;
     mpath::config::Config fileConfig_; ///< as read from the files
@@ -158,14 +187,18 @@ private:
     bool ready_{false};
     bool reloading_{false};
     bool stopping_{false};
+    bool lmpathAvailable_{false}; ///< as last found, off the loop after start
 
-    std::unique_ptr<mpath::sys::Executor> executor_;
+    std::unique_ptr<mpath::sys::Executor> dmExecutor_;
+    std::unique_ptr<mpath::sys::Executor> ioExecutor_;
+    std::unique_ptr<mpath::sys::PathIo> pathIo_;
     std::unique_ptr<DmOps> dmOps_;
     std::unique_ptr<PathTracker> paths_;
     std::unique_ptr<Reconciler> reconciler_;
     std::unique_ptr<CheckerScheduler> checks_;
     std::unique_ptr<MapPolicies> policies_;
     std::unique_ptr<UeventSource> uevents_;
+    std::unique_ptr<StateFiles> stateFiles_;
 };
 
 } // namespace mpathd

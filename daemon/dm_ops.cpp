@@ -13,13 +13,23 @@ using mpath::Result;
 template <typename T>
 void DmOps::run(const std::string &wwid, std::chrono::milliseconds deadline,
                 std::function<Result<T>(mpath::dm::DeviceMapper &)> op,
-                std::function<void(Result<T>)> done) {
+                std::function<void(Result<T>)> done, unsigned Counters::*counter) {
     // The job owns the adapter it uses: it may outlive the daemon when
     // the kernel does not answer.
     std::shared_ptr<mpath::dm::DeviceMapper> dm = daemon_.env().dm;
-    daemon_.executor().run<T>(
-        "map " + wwid, deadline, [dm, op = std::move(op)]() -> Result<T> { return op(*dm); },
-        std::move(done));
+    daemon_.dmExecutor().run<T>(
+        "map " + wwid, mpath::sys::Executor::Limits{daemon_.env().dmQueueBound, deadline},
+        [dm, op = std::move(op)]() -> Result<T> { return op(*dm); },
+        [this, wwid, counter, done = std::move(done)](Result<T> r) {
+            if (!r && mpath::sys::Executor::neverStarted(r.error())) {
+                // Its own line: the call never reached the kernel.
+                logWarning(aboutMap(wwid, wwid),
+                           "device-mapper call not started: " + r.error().message);
+            } else if (counter) {
+                ++(daemon_.mutableCounters().*counter); // it ran
+            }
+            done(std::move(r));
+        });
 }
 
 void DmOps::list(std::function<void(Result<std::vector<mpath::dm::Device>>)> done) {
@@ -65,41 +75,70 @@ void DmOps::read(const std::string &wwid, const std::string &name,
         std::move(done));
 }
 
+void DmOps::readBack(const std::string &wwid, const std::string &name, const std::string &table,
+                     std::function<void(Result<LiveMap>)> done) {
+    run<LiveMap>(
+        wwid, daemon_.env().messageDeadline,
+        [name, table](mpath::dm::DeviceMapper &dm) -> Result<LiveMap> {
+            auto map = mpath::dm::parseTableLine(table);
+            if (!map)
+                return map.error().context("map " + name + ": table");
+            auto st = dm.deviceStatus(name);
+            if (!st)
+                return st.error();
+            if (st->second.empty())
+                return Error{EINVAL, "map " + name + " has no status"};
+            auto status = mpath::dm::parseStatus(st->second.front().params, *map);
+            if (!status)
+                return status.error().context("map " + name + ": status");
+            LiveMap live;
+            live.device = std::move(st->first);
+            live.params = table;
+            live.map = std::move(*map);
+            live.status = std::move(*status);
+            return live;
+        },
+        std::move(done));
+}
+
 void DmOps::create(const std::string &wwid, const std::string &name, const std::string &uuid,
                    const std::vector<mpath::dm::TargetLine> &targets,
-                   std::function<void(Result<void>)> done) {
-    ++daemon_.mutableCounters().creates;
-    run<bool>(
+                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+    run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, uuid, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
-            if (auto r = dm.create(name, uuid, targets); !r)
-                return r.error();
-            return true;
+        [name, uuid, targets](mpath::dm::DeviceMapper &dm) {
+            return dm.createAsync(name, uuid, targets);
         },
-        [done = std::move(done)](Result<bool> r) {
-            done(r ? Result<void>() : Result<void>(r.error()));
-        });
+        std::move(done), &Counters::creates);
 }
 
 void DmOps::reload(const std::string &wwid, const std::string &name,
-                   const std::vector<mpath::dm::TargetLine> &targets,
-                   std::function<void(Result<void>)> done) {
-    ++daemon_.mutableCounters().reloads;
-    run<bool>(
+                   const std::vector<mpath::dm::TargetLine> &targets, bool resized,
+                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+    run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, targets](mpath::dm::DeviceMapper &dm) -> Result<bool> {
-            if (auto r = dm.reload(name, targets); !r)
+        [name, targets, resized](mpath::dm::DeviceMapper &dm) {
+            return dm.reloadAsync(name, targets, resized);
+        },
+        std::move(done), &Counters::reloads);
+}
+
+void DmOps::releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force) {
+    run<bool>(
+        wwid, daemon_.env().messageDeadline,
+        [cookie, force](mpath::dm::DeviceMapper &dm) -> Result<bool> {
+            if (auto r = dm.releaseCookie(cookie, force); !r)
                 return r.error();
             return true;
         },
-        [done = std::move(done)](Result<bool> r) {
-            done(r ? Result<void>() : Result<void>(r.error()));
+        [wwid](Result<bool> r) {
+            if (!r)
+                logWarning(aboutMap(wwid, wwid), "udev cookie: " + r.error().message);
         });
 }
 
 void DmOps::rename(const std::string &wwid, const std::string &name, const std::string &newName,
                    std::function<void(Result<void>)> done) {
-    ++daemon_.mutableCounters().renames;
     run<bool>(
         wwid, daemon_.env().messageDeadline,
         [name, newName](mpath::dm::DeviceMapper &dm) -> Result<bool> {
@@ -109,12 +148,12 @@ void DmOps::rename(const std::string &wwid, const std::string &name, const std::
         },
         [done = std::move(done)](Result<bool> r) {
             done(r ? Result<void>() : Result<void>(r.error()));
-        });
+        },
+        &Counters::renames);
 }
 
 void DmOps::remove(const std::string &wwid, const std::string &name, bool deferred,
                    std::function<void(Result<bool>)> done) {
-    ++daemon_.mutableCounters().removes;
     run<bool>(
         wwid, daemon_.env().dmDeadline,
         [name, deferred](mpath::dm::DeviceMapper &dm) -> Result<bool> {
@@ -124,7 +163,7 @@ void DmOps::remove(const std::string &wwid, const std::string &name, bool deferr
             // close.
             return !dm.info(name);
         },
-        std::move(done));
+        std::move(done), &Counters::removes);
 }
 
 void DmOps::suspend(const std::string &wwid, const std::string &name, bool suspend,
@@ -139,7 +178,6 @@ void DmOps::suspend(const std::string &wwid, const std::string &name, bool suspe
 
 void DmOps::message(const std::string &wwid, const std::string &name, const std::string &text,
                     std::function<void(Result<void>)> done) {
-    ++daemon_.mutableCounters().messages;
     logInfo(aboutMap(name, wwid), "message '" + text + "'");
     run<bool>(
         wwid, daemon_.env().messageDeadline,
@@ -153,7 +191,8 @@ void DmOps::message(const std::string &wwid, const std::string &name, const std:
                 logWarning(aboutMap(name, wwid), r.error().message);
             if (done)
                 done(r ? Result<void>() : Result<void>(r.error()));
-        });
+        },
+        &Counters::messages);
 }
 
 } // namespace mpathd

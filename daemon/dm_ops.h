@@ -12,6 +12,7 @@
 namespace mpathd {
 
 class Daemon;
+struct Counters;
 
 /// A map as device-mapper has it.
 struct LiveMap {
@@ -34,12 +35,22 @@ public:
     /// Table and status of map \a name in one job.
     void read(const std::string &wwid, const std::string &name,
               std::function<void(mpath::Result<LiveMap>)> done);
+    /// Table and status after a change of this daemon's: \a table is the
+    /// one it loaded, so one STATUS ioctl does.
+    void readBack(const std::string &wwid, const std::string &name, const std::string &table,
+                  std::function<void(mpath::Result<LiveMap>)> done);
+    /// Creates map \a name without waiting for udev: \a done gets the
+    /// cookie of its uevent, for releaseCookie().
     void create(const std::string &wwid, const std::string &name, const std::string &uuid,
                 const std::vector<mpath::dm::TargetLine> &targets,
-                std::function<void(mpath::Result<void>)> done);
+                std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
+    /// Reloads map \a name (load and resume) without waiting for udev.
     void reload(const std::string &wwid, const std::string &name,
-                const std::vector<mpath::dm::TargetLine> &targets,
-                std::function<void(mpath::Result<void>)> done);
+                const std::vector<mpath::dm::TargetLine> &targets, bool resized,
+                std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
+    /// Releases the udev cookie of map \a wwid's last change (\a force:
+    /// its uevent never came).
+    void releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force);
     void rename(const std::string &wwid, const std::string &name, const std::string &newName,
                 std::function<void(mpath::Result<void>)> done);
     /// Removes \a name; done gets true when it is gone, false when it is
@@ -54,10 +65,12 @@ public:
                  std::function<void(mpath::Result<void>)> done = {});
 
 private:
+    /// Runs \a op in the device-mapper lane, keyed by map; \a counter (if
+    /// any) counts it once it ran.
     template <typename T>
     void run(const std::string &wwid, std::chrono::milliseconds deadline,
              std::function<mpath::Result<T>(mpath::dm::DeviceMapper &)> op,
-             std::function<void(mpath::Result<T>)> done);
+             std::function<void(mpath::Result<T>)> done, unsigned Counters::*counter = nullptr);
 
     Daemon &daemon_;
 };

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -23,15 +25,34 @@ struct Subject {
 /// Where log lines go: the journal with structured fields when stderr is
 /// connected to it (under systemd), else stderr. Lines above the
 /// threshold are dropped. Thread-safe: libdevmapper logs from workers.
+///
+/// Writing never blocks the caller: lines go to a queue that a thread of
+/// its own writes out. A journal that does not take them (journald stalled
+/// behind a file system that queues I/O, on the multipath device whose
+/// failover is being logged) fills the queue; lines past kQueueLimit are
+/// dropped and counted, and the count is written once the journal takes
+/// lines again.
 class Log {
 public:
+    using Writer = std::function<void(Level, const Subject &, const std::string &)>;
+
+    /// Lines waiting for the writer, at most.
+    static constexpr size_t kQueueLimit = 4096;
+
     /// Sets the threshold and the destination.
     static void setup(Level threshold);
-    /// Routes every line to \a sink instead (tests), or back to the default
-    /// with an empty function.
-    static void setSink(std::function<void(Level, const Subject &, const std::string &)> sink);
+    /// Routes every line to \a sink instead, at once and on the caller's
+    /// thread (tests), or back to the queue with an empty function.
+    static void setSink(Writer sink);
+    /// What the writer thread calls for each line (tests; an empty
+    /// function: the journal or stderr again).
+    static void setBackend(Writer backend);
     static bool enabled(Level level);
     static void write(Level level, const Subject &subject, const std::string &message);
+    /// Waits up to \a limit for the queue to be written out (before exit).
+    static void flush(std::chrono::milliseconds limit);
+    /// Lines dropped so far because the queue was full.
+    static uint64_t dropped();
 };
 
 inline void logError(const Subject &s, const std::string &m) {

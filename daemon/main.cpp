@@ -9,17 +9,60 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <iostream>
 #include <mpath/sys/device_mapper_lib.h>
 #include <mpath/sys/file.h>
 #include <mpath/sys/sd_event_loop.h>
 #include <mpath/sys/udev_lib.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
 namespace {
+
+/// Takes \a path's lock for this process's life: one mpathd at a time per
+/// private socket. \return false, with the reason, when another has it.
+bool singleInstance(const std::string &path, std::string &why) {
+    if (auto r = mpath::sys::makeDirectories(mpath::sys::directoryOf(path)); !r) {
+        why = r.error().message;
+        return false;
+    }
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        why = path + ": " + strerror(errno);
+        return false;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = {};
+        const ssize_t n = ::pread(fd, pid, sizeof(pid) - 1, 0);
+        std::string who = n > 0 ? std::string(pid, static_cast<size_t>(n)) : std::string("?");
+        who.erase(who.find_last_not_of("\n ") + 1);
+        why = "another mpathd (pid " + who + ") is running: " + path + " is locked";
+        ::close(fd);
+        return false;
+    }
+    const std::string me = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) < 0)
+        mpathd::logWarning({}, path + ": cannot write the pid: " + strerror(errno));
+    return true; // the descriptor stays open, and the lock with it
+}
+
+/// Keeps the daemon's memory resident: with a root file system on a
+/// multipath device, a page fault during a failover could wait on the very
+/// I/O the daemon must unblock (multipathd locks its memory too). Only
+/// pages used are locked: threads' stacks are not all taken at once.
+void lockMemory() {
+    if (::mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0)
+        return;
+    if (errno == EINVAL && ::mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+        return;
+    mpathd::logWarning({}, std::string("cannot lock the daemon's memory: ") + strerror(errno) +
+                               "; it may be paged out");
+}
 
 /// Whether the kernel has dm-lmpath, or can load it on first use.
 bool lmpathAvailable() {
@@ -37,7 +80,7 @@ int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {
     auto *d = static_cast<std::pair<mpathd::Daemon *, mpath::sys::SdEventLoop *> *>(data);
     if (si->ssi_signo == SIGHUP) {
         mpathd::logNotice({}, "SIGHUP: reading the configuration again");
-        (void)d->first->reconfigure(); // errors are logged
+        d->first->reconfigure(); // errors are logged
         return 0;
     }
     mpathd::logNotice({}, "stopping");
@@ -79,6 +122,13 @@ int main(int argc, char **argv) {
     mpathd::Log::setup(verbose >= 2   ? mpathd::Level::Debug
                        : verbose == 1 ? mpathd::Level::Info
                                       : mpathd::Level::Notice);
+    std::string why;
+    if (!singleInstance(busSocket + ".lock", why)) {
+        mpathd::logError({}, "not starting: " + why);
+        mpathd::Log::flush(std::chrono::seconds(1));
+        return 1;
+    }
+    lockMemory();
     // libdevmapper's own messages repeat what the daemon reports.
     mpath::sys::DeviceMapperLib::setLogHandler(
         [](int, const std::string &m) { mpathd::logDebug({}, "libdevmapper: " + m); });
@@ -118,6 +168,7 @@ int main(int argc, char **argv) {
         mpathd::logError({}, r.error().message);
         sd_notifyf(0, "STATUS=failed to start: %s\nERRNO=%d", r.error().message.c_str(),
                    r.error().code);
+        mpathd::Log::flush(std::chrono::seconds(1));
         return 1;
     }
     mpathd::BusEndpoints endpoints(service, e);
@@ -128,8 +179,10 @@ int main(int argc, char **argv) {
     auto rc = (*loop)->run();
     if (!rc) {
         mpathd::logError({}, rc.error().message);
+        mpathd::Log::flush(std::chrono::seconds(1));
         return 1;
     }
-    // Checks stuck in the kernel are not waited for.
+    // Checks stuck in the kernel are not waited for; the log is, a little.
+    mpathd::Log::flush(std::chrono::seconds(1));
     std::_Exit(*rc);
 }

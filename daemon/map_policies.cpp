@@ -5,6 +5,8 @@
 #include "log.h"
 #include "reconciler.h"
 
+#include <algorithm>
+
 namespace mpathd {
 
 using mpath::config::Failback;
@@ -33,56 +35,109 @@ unsigned MapPolicies::usablePaths(const std::string &wwid) const {
 void MapPolicies::update(const std::string &wwid) {
     State &state = daemon_.mutableState();
     auto it = state.maps.find(wwid);
-    if (it == state.maps.end() || !it->second.live || !it->second.planned)
+    if (it == state.maps.end() || !it->second.live)
         return;
     if (daemon_.stopping())
         return; // queueing was turned off for good: nobody would end a wait
     MapRecord &rec = it->second;
     const unsigned usableNow = usablePaths(wwid);
-    const auto &firstPath =
-        rec.planned->map.groups.empty() || rec.planned->map.groups.front().paths.empty()
-            ? mpath::model::Path{}
-            : rec.planned->map.groups.front().paths.front();
-    const NoPathRetry retry = daemon_.config().effective(firstPath).noPathRetry.value;
-    if (usableNow == 0 && rec.hadUsablePath) {
-        rec.hadUsablePath = false;
-        switch (retry.kind) {
-        case NoPathRetry::Kind::Queue:
-            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O queues until one returns");
-            break;
-        case NoPathRetry::Kind::Fail:
-            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O fails");
-            break;
-        case NoPathRetry::Kind::Retries: {
-            const auto interval =
-                std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value));
-            logWarning(aboutMap(rec.name, wwid), "no usable path: I/O queues for " +
-                                                     std::to_string(retry.retries) + " checks of " +
-                                                     std::to_string(interval.count()) + " s");
-            rec.retryTimer = daemon_.loop().addTimer(interval * retry.retries, [this, wwid] {
-                auto &maps = daemon_.mutableState().maps;
-                auto m = maps.find(wwid);
-                if (m == maps.end())
-                    return;
-                m->second.retryTimer.reset();
-                m->second.queueingDisabled = true;
-                logWarning(aboutMap(m->second.name, wwid),
-                           "no path returned in time: queued I/O fails now");
-                failQueuedIo(wwid);
-            });
-            break;
-        }
-        }
-    } else if (usableNow > 0 && !rec.hadUsablePath) {
+    const NoPathRetry retry = rec.retry;
+    if (usableNow > 0) {
         rec.hadUsablePath = true;
+        rec.outageRetry.reset();
         rec.retryTimer.reset();
         if (rec.queueingDisabled) {
             rec.queueingDisabled = false;
-            logNotice(aboutMap(rec.name, wwid),
-                      "a path returned: I/O queues again when none is left");
-            daemon_.dmOps().message(wwid, rec.name, "queue_if_no_path");
+            if (retry.kind != NoPathRetry::Kind::Fail) {
+                logNotice(aboutMap(rec.name, wwid),
+                          "a path returned: I/O queues again when none is left");
+                setQueueing(wwid, true);
+            }
         }
+        return;
     }
+    // No usable path: an outage starts, or its setting changed (an
+    // administrator's D-Bus call, a reconfigure): the countdown starts,
+    // restarts or stops as the value now says.
+    if (!rec.hadUsablePath && rec.outageRetry && *rec.outageRetry == retry)
+        return;
+    const bool changed = !rec.hadUsablePath && rec.outageRetry;
+    rec.hadUsablePath = false;
+    rec.outageRetry = retry;
+    rec.retryTimer.reset();
+    const bool wasDisabled = rec.queueingDisabled;
+    rec.queueingDisabled = false;
+    const std::string now =
+        changed ? "no_path_retry is " + mpath::config::toString(retry) + ": " : "no usable path: ";
+    switch (retry.kind) {
+    case NoPathRetry::Kind::Queue:
+        logWarning(aboutMap(rec.name, wwid), now + "I/O queues until a path returns");
+        if (wasDisabled)
+            setQueueing(wwid, true);
+        break;
+    case NoPathRetry::Kind::Fail:
+        logWarning(aboutMap(rec.name, wwid), now + "I/O fails");
+        break;
+    case NoPathRetry::Kind::Retries: {
+        const auto interval =
+            std::chrono::seconds(std::max(1u, daemon_.globals().pollingInterval.value));
+        logWarning(aboutMap(rec.name, wwid), now + "I/O queues for " +
+                                                 std::to_string(retry.retries) + " checks of " +
+                                                 std::to_string(interval.count()) + " s");
+        if (wasDisabled)
+            setQueueing(wwid, true);
+        // A count that would overflow the clock's nanoseconds means "for
+        // as long as anyone will wait": a century.
+        const auto countdown = std::min<std::chrono::seconds>(
+            interval * static_cast<int64_t>(retry.retries), std::chrono::hours(24 * 365 * 100));
+        rec.retryTimer = daemon_.loop().addTimer(countdown, [this, wwid] {
+            auto &maps = daemon_.mutableState().maps;
+            auto m = maps.find(wwid);
+            if (m == maps.end())
+                return;
+            m->second.retryTimer.reset();
+            m->second.queueingDisabled = true;
+            logWarning(aboutMap(m->second.name, wwid),
+                       "no path returned in time: queued I/O fails now");
+            failQueuedIo(wwid);
+        });
+        break;
+    }
+    }
+}
+
+void MapPolicies::settingsChanged() {
+    std::vector<std::string> wwids;
+    for (const auto &[wwid, rec] : daemon_.state().maps)
+        wwids.push_back(wwid);
+    for (const auto &wwid : wwids)
+        update(wwid);
+}
+
+void MapPolicies::setQueueing(const std::string &wwid, bool queue) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end())
+        return;
+    const std::string text = queue ? "queue_if_no_path" : "fail_if_no_path";
+    daemon_.dmOps().message(wwid, it->second.name, text,
+                            [this, wwid, queue](mpath::Result<void> r) {
+                                if (!r)
+                                    return; // the next change or pass asks again
+                                // What the kernel now prints: a pass finds the table as planned
+                                // and sends no reload for it.
+                                auto &maps = daemon_.mutableState().maps;
+                                if (auto m = maps.find(wwid); m != maps.end())
+                                    setQueueingFeature(m->second.liveMap.features, queue);
+                            });
+}
+
+void setQueueingFeature(std::vector<std::string> &features, bool queue) {
+    // The kernel prints queue_if_no_path first among the features.
+    features.erase(std::remove(features.begin(), features.end(), "queue_if_no_path"),
+                   features.end());
+    if (queue)
+        features.insert(features.begin(), "queue_if_no_path");
 }
 
 void MapPolicies::failQueuedIo(const std::string &wwid) {
@@ -94,6 +149,8 @@ void MapPolicies::failQueuedIo(const std::string &wwid) {
         wwid, it->second.name, "fail_if_no_path", [this, wwid](mpath::Result<void> r) {
             auto &maps = daemon_.mutableState().maps;
             auto m = maps.find(wwid);
+            if (r && m != maps.end())
+                setQueueingFeature(m->second.liveMap.features, false);
             if (r || m == maps.end() || !m->second.queueingDisabled)
                 return;
             // Still queueing in the kernel: I/O would wait for good. Again

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace mpathd {
 
@@ -19,8 +20,14 @@ class MapPolicies {
 public:
     explicit MapPolicies(Daemon &daemon) : daemon_(daemon) {}
 
-    /// The usable paths of map \a wwid may have changed.
+    /// The usable paths of map \a wwid, or its no_path_retry, may have
+    /// changed: an outage's countdown starts, restarts with a new value,
+    /// or ends (a value of queue or fail, a path back).
     void update(const std::string &wwid);
+
+    /// The configuration (or an administrator's setting) changed: update()
+    /// for every map.
+    void settingsChanged();
 
     /// no_path_retry ran out for map \a wwid: fail_if_no_path, sent again
     /// while the kernel refuses it.
@@ -30,6 +37,8 @@ public:
     void pathRestored(const std::string &wwid, const std::string &kernelName);
 
 private:
+    /// Turns queueing on or off in the kernel (a message, no reload).
+    void setQueueing(const std::string &wwid, bool queue);
     /// Switches map \a wwid to its best usable group when I/O goes
     /// elsewhere; \a followover: only if \a group had no usable path before.
     void failback(const std::string &wwid);
@@ -37,5 +46,9 @@ private:
 
     Daemon &daemon_;
 };
+
+/// \a features (a table's, without the count) as the kernel prints them
+/// with queueing turned on or off.
+void setQueueingFeature(std::vector<std::string> &features, bool queue);
 
 } // namespace mpathd

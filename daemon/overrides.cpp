@@ -55,6 +55,13 @@ Result<MultipathEntry> Overrides::parse(const std::string &wwid, const std::stri
     return e;
 }
 
+Result<void> Overrides::check(const std::string &keyword, const std::string &value) {
+    // Any WWID will do: the value is read alone.
+    if (auto e = parse("0", keyword, value); !e)
+        return e.error();
+    return mpath::ok();
+}
+
 void Overrides::set(const MultipathEntry &entry, const std::string &keyword) {
     Entry &e = runtime_[entry.wwid];
     e.entry.wwid = entry.wwid;

@@ -27,6 +27,11 @@ public:
     static mpath::Result<mpath::config::MultipathEntry>
     parse(const std::string &wwid, const std::string &keyword, const std::string &value);
 
+    /// Checks \a value of \a keyword as parse() does, for no map in
+    /// particular: what a D-Bus call is checked with before anything else.
+    /// \return nothing, or EINVAL with the parser's reason
+    static mpath::Result<void> check(const std::string &keyword, const std::string &value);
+
     /// Holds \a entry (from parse()) until clear().
     void set(const mpath::config::MultipathEntry &entry, const std::string &keyword);
     /// Forgets \a keyword of \a wwid (it was made persistent).

@@ -69,6 +69,8 @@ bool PathTracker::update(const UdevDevice &device) {
     }
     auto [it, added] = paths.try_emplace(device.sysname);
     PathRecord &rec = it->second;
+    if (added)
+        rec.generation = daemon_.mutableState().nextGeneration++;
     const mpath::model::Path before = rec.path;
     mpath::model::Path path = std::move(found->path);
     // What the daemon learnt keeps: discovery describes the device only.
@@ -144,11 +146,12 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
         return;
     }
     const std::string name = policy.prio;
-    // The answer finds the path by name: it may have gone meanwhile.
-    auto record = [this, kernelName, name](Result<int> r) {
+    // The answer finds the path by name: it may have gone meanwhile, and
+    // another device may have its name now.
+    auto record = [this, kernelName, name, generation = rec.generation](Result<int> r) {
         auto &all = daemon_.mutableState().paths;
         auto p = all.find(kernelName);
-        if (p == all.end())
+        if (p == all.end() || p->second.generation != generation)
             return false;
         PathRecord &rec = p->second;
         rec.prioPending = false;
@@ -175,7 +178,7 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
         return;
     }
     rec.prioPending = true;
-    mpath::prio::startPriority(daemon_.executor(), **prioritizer, rec.path, prioDeadline_,
+    mpath::prio::startPriority(daemon_.ioExecutor(), **prioritizer, rec.path, prioDeadline_,
                                [this, record, always](Result<int> r) {
                                    // A new rank may regroup the map.
                                    if (record(std::move(r)) || always)

@@ -4,13 +4,13 @@
 #include "daemon.h"
 #include "dm_ops.h"
 #include "log.h"
+#include "map_policies.h"
 #include "path_tracker.h"
+#include "state_files.h"
 
 #include <fstream>
 #include <linux/magic.h>
 #include <mpath/dm/table.h>
-#include <mpath/state/bindings_file.h>
-#include <mpath/state/wwids_file.h>
 #include <set>
 #include <sys/vfs.h>
 
@@ -42,6 +42,14 @@ std::vector<mpath::dm::TargetLine> targetsOf(const std::string &line) {
     out.push_back({std::stoull(line.substr(0, a)), std::stoull(line.substr(a + 1, b - a - 1)),
                    line.substr(b + 1, c - b - 1), line.substr(c + 1)});
     return out;
+}
+
+/// The one target line of \a targets as "0 <size> <target> <params>".
+std::string tableOf(const std::vector<mpath::dm::TargetLine> &targets) {
+    if (targets.empty())
+        return {};
+    const auto &t = targets.front();
+    return std::to_string(t.start) + " " + std::to_string(t.length) + " " + t.type + " " + t.params;
 }
 
 /// The parts of a table the kernel keeps as given: features, handler,
@@ -94,6 +102,74 @@ void Reconciler::schedule() {
 void Reconciler::run() {
     timer_.reset();
     pass();
+}
+
+void Reconciler::park(MapRecord &rec, mpath::dm::UdevCookie cookie) {
+    if (!cookie)
+        return; // no udev to wait for
+    rec.udevCookie = cookie;
+    parked_[rec.wwid] = cookie;
+    const std::string wwid = rec.wwid;
+    rec.udevTimer = daemon_.loop().addTimer(kUdevWait, [this, wwid] {
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end() || !it->second.parked())
+            return;
+        logWarning(aboutMap(it->second.name, wwid), "udev did not process its uevent in " +
+                                                        std::to_string(kUdevWait.count()) +
+                                                        " s: going on without it");
+        unpark(it->second, true);
+    });
+}
+
+void Reconciler::unpark(MapRecord &rec, bool force) {
+    const mpath::dm::UdevCookie cookie = rec.udevCookie;
+    rec.udevCookie = {};
+    rec.udevTimer.reset();
+    parked_.erase(rec.wwid);
+    // Its semaphore goes (at once: udev completed it, or it is forced).
+    daemon_.dmOps().releaseCookie(rec.wwid, cookie, force);
+    if (rec.dirty && !rec.busy) {
+        rec.dirty = false;
+        schedule();
+    }
+    checkSettled();
+}
+
+void Reconciler::udevEvent(const std::string &wwid, uint32_t cookie) {
+    auto &maps = daemon_.mutableState().maps;
+    auto it = maps.find(wwid);
+    if (it == maps.end() || !it->second.parked() ||
+        it->second.udevCookie.base() != (cookie & 0xffff))
+        return;
+    logDebug(aboutMap(it->second.name, wwid), "udev is done with its last change");
+    unpark(it->second, false);
+}
+
+bool Reconciler::anyParked() const {
+    const auto &maps = daemon_.state().maps;
+    for (auto it = parked_.begin(); it != parked_.end();) {
+        auto rec = maps.find(it->first);
+        if (rec != maps.end() && rec->second.udevCookie == it->second) {
+            ++it;
+            continue;
+        }
+        // Forgotten while parked: nobody else releases its cookie.
+        daemon_.dmOps().releaseCookie(it->first, it->second, true);
+        it = parked_.erase(it);
+    }
+    return !parked_.empty();
+}
+
+bool Reconciler::filesBusy() const {
+    return daemon_.stateFiles().busy();
+}
+
+void Reconciler::filesLoaded() {
+    if (!waitingForFiles_)
+        return;
+    waitingForFiles_ = false;
+    run();
 }
 
 void Reconciler::adopt(std::function<void()> whenDone) {
@@ -179,6 +255,12 @@ void Reconciler::pass() {
         planAfterAdoption_ = true;
         return;
     }
+    if (!daemon_.stateFiles().loaded()) {
+        // The first read of the wwids and bindings files is under way: it
+        // plans again when it is done.
+        waitingForFiles_ = true;
+        return;
+    }
     PathTracker &paths = daemon_.paths();
     if (paths.prioritiesPending()) {
         const auto now = std::chrono::steady_clock::now();
@@ -204,27 +286,18 @@ void Reconciler::pass() {
         auto it = state.paths.find(p.kernelName);
         return it != state.paths.end() && it->second.releasedByUdev();
     });
-    std::vector<mpath::config::Diagnostic> diags;
-    auto known = mpath::state::WwidsFile(daemon_.wwidsFile()).load(&diags);
-    if (known)
-        input.knownWwids = std::move(*known);
-    else
-        logWarning({}, known.error().message);
+    // The files as last read, off the loop (StateFiles).
+    input.knownWwids = daemon_.stateFiles().knownWwids();
     for (const auto &[wwid, rec] : state.maps)
         if (rec.live)
             input.knownWwids.push_back(wwid); // an existing map counts as known
-    auto bindings = mpath::state::BindingsFile(daemon_.bindingsFile()).load(&diags);
-    if (bindings)
-        input.bindings = std::move(*bindings);
-    else
-        logWarning({}, bindings.error().message);
-    for (const auto &d : diags)
-        logWarning({}, d.toString());
+    input.bindings = daemon_.stateFiles().bindings();
 
     mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);
     ++daemon_.mutableCounters().plans;
 
     std::set<std::string> planned;
+    std::vector<std::string> retryChanged;
     for (auto &pm : plan.maps) {
         const std::string wwid = pm.map.wwid;
         if (state.removedByAdmin.count(wwid))
@@ -232,13 +305,18 @@ void Reconciler::pass() {
         planned.insert(wwid);
         MapRecord &rec = state.maps[wwid];
         rec.wwid = wwid;
-        rec.noPathRetry.clear();
         if (!rec.live)
             rec.name = pm.map.alias;
         for (const auto &g : pm.map.groups)
-            if (!g.paths.empty() && rec.noPathRetry.empty())
-                rec.noPathRetry = mpath::config::toString(
-                    daemon_.config().effective(g.paths.front()).noPathRetry.value);
+            if (!g.paths.empty()) {
+                const auto retry = daemon_.config().effective(g.paths.front()).noPathRetry.value;
+                rec.noPathRetry = mpath::config::toString(retry);
+                if (!(rec.retry == retry))
+                    retryChanged.push_back(wwid);
+                rec.retry = retry;
+                break;
+            }
+        keepTarget(rec, pm);
         rec.planned = std::move(pm);
     }
     // Which map each path is in now.
@@ -251,21 +329,31 @@ void Reconciler::pass() {
                 if (auto it = state.paths.find(p.kernelName); it != state.paths.end())
                     it->second.mapWwid = wwid;
     }
+    // An administrator's no_path_retry, or a new configuration's, takes
+    // effect on a running outage at once.
+    for (const auto &wwid : retryChanged)
+        daemon_.policies().update(wwid);
+    std::vector<std::string> forget;
     for (auto &[wwid, rec] : state.maps) {
         if (planned.count(wwid)) {
             act(rec);
             continue;
         }
         rec.planned.reset();
-        if (rec.busy) {
+        if (rec.busy || rec.parked()) {
             // A change still runs: what is left of the map is decided when
             // it ends (a map whose last path went meanwhile goes then).
             rec.dirty = true;
             continue;
         }
         rec.actedPlan = daemon_.counters().plans;
-        if (!rec.live)
+        if (!rec.live) {
+            // Never made (its creation failed), and no longer wanted.
+            forget.push_back(wwid);
             continue;
+        }
+        if (rec.deferredRemoval)
+            continue; // goes at its last close
         // A path an administrator took out does not keep the map.
         bool hasPath = false;
         for (const auto &[name, p] : state.paths)
@@ -273,8 +361,23 @@ void Reconciler::pass() {
         if (!hasPath)
             removeMap(rec);
     }
+    for (const auto &wwid : forget) {
+        logInfo(aboutMap(state.maps.at(wwid).name, wwid), "no longer planned: forgotten");
+        state.maps.erase(wwid);
+    }
     daemon_.checks().sync();
     checkSettled();
+}
+
+void Reconciler::keepTarget(const MapRecord &rec, PlannedMap &pm) const {
+    // Device-mapper cannot reload a map into another target type: a live
+    // map keeps its own, whatever target new maps get. Moving a map to
+    // another target means making it again (see docs/mpathd.md).
+    if (!rec.live || rec.target.empty() || pm.map.target == rec.target)
+        return;
+    pm.map.target = rec.target;
+    if (auto line = mpath::dm::buildTableLine(pm.map))
+        pm.table = *line;
 }
 
 std::vector<mpath::dm::TargetLine> Reconciler::desiredTargets(const MapRecord &rec) const {
@@ -290,54 +393,72 @@ std::vector<mpath::dm::TargetLine> Reconciler::desiredTargets(const MapRecord &r
     return targetsOf(pm.table);
 }
 
-bool Reconciler::bind(MapRecord &rec) {
+void Reconciler::bindThenCreate(MapRecord &rec) {
     const PlannedMap &pm = *rec.planned;
-    if (pm.name.newAlias.empty() && pm.name.droppedAlias.empty())
-        return true;
-    mpath::state::BindingsFile file(daemon_.bindingsFile());
+    if (pm.name.newAlias.empty() && pm.name.droppedAlias.empty()) {
+        create(rec, desiredTargets(rec));
+        return;
+    }
+    // The bindings file first, off the loop; the map is made once its
+    // name is recorded.
+    rec.busy = true;
+    ++inFlight_;
     const std::string wwid = rec.wwid;
     const std::string alias = pm.name.newAlias;
-    auto r = file.update([&](mpath::state::Bindings &b) -> Result<bool> {
-        if (auto bound = b.aliasFor(wwid); bound && *bound == alias)
-            return false;
-        (void)b.remove(wwid); // a binding the configuration took from it
-        if (!alias.empty())
-            if (auto added = b.add(alias, wwid); !added)
-                return added.error();
-        return true;
+    daemon_.stateFiles().bind(wwid, alias, [this, wwid, alias](Result<void> r) {
+        --inFlight_;
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end()) {
+            checkSettled();
+            return;
+        }
+        MapRecord &rec = it->second;
+        rec.busy = false;
+        if (!rec.planned || rec.live || rec.planned->name.newAlias != alias) {
+            rec.dirty = true; // planned again meanwhile
+            finish(wwid);
+            return;
+        }
+        if (r) {
+            if (!alias.empty())
+                logInfo(aboutMap(alias, wwid), "bound in " + daemon_.bindingsFile());
+        } else if (r.code() == EWOULDBLOCK) {
+            // Another process writes the file: try again shortly.
+            rec.dirty = true;
+            finish(wwid);
+            return;
+        } else {
+            // The file cannot be changed (it has errors, or the disk
+            // refuses): the map goes by its WWID rather than by a name
+            // nobody recorded.
+            logError(aboutMap(wwid, wwid), "cannot bind alias " + alias + ": " + r.error().message +
+                                               "; named by its WWID");
+            rec.name = rec.wwid;
+        }
+        create(rec, desiredTargets(rec));
     });
-    if (r) {
-        if (!alias.empty())
-            logInfo(aboutMap(alias, wwid), "bound in " + daemon_.bindingsFile());
-        return true;
-    }
-    if (r.code() == EWOULDBLOCK) {
-        // Another process writes the file: try again shortly.
-        rec.dirty = true;
-        return false;
-    }
-    // The file cannot be changed (it has errors, or the disk refuses):
-    // the map goes by its WWID rather than by a name nobody recorded.
-    logError(aboutMap(rec.wwid, rec.wwid),
-             "cannot bind alias " + alias + ": " + r.error().message + "; named by its WWID");
-    rec.name = rec.wwid;
-    return true;
 }
 
 void Reconciler::act(MapRecord &rec) {
-    if (rec.busy) {
+    if (rec.busy || rec.parked()) {
+        // A change runs, or udev has not processed the last one: what the
+        // plan wants now goes as one operation once it has.
         rec.dirty = true;
         return;
     }
     rec.actedPlan = daemon_.counters().plans;
     const PlannedMap &pm = *rec.planned;
     if (!rec.live) {
-        if (!bind(rec)) {
-            schedule();
-            return;
-        }
-        create(rec, desiredTargets(rec));
+        bindThenCreate(rec);
         return;
+    }
+    if (rec.deferredRemoval) {
+        // Its paths are back before its last close: it stays.
+        rec.deferredRemoval = false;
+        daemon_.mutableState().removing.erase(rec.wwid);
+        logNotice(aboutMap(rec.name, rec.wwid), "wanted again: its deferred removal is cancelled");
+        daemon_.dmOps().message(rec.wwid, rec.name, "@cancel_deferred_remove");
     }
     LiveMap live;
     live.map = rec.liveMap;
@@ -347,6 +468,37 @@ void Reconciler::act(MapRecord &rec) {
         f.erase(std::remove(f.begin(), f.end(), "queue_if_no_path"), f.end());
         if (auto line = mpath::dm::buildTableLine(want.map))
             want.table = *line;
+    }
+    if (!rec.reloadWanted && !sameTable(live, want)) {
+        // Only queueing differs (a map adopted from a daemon that turned
+        // it off as it stopped, a no_path_retry changed during an
+        // outage): a message says it, without a reload.
+        const auto &f = want.map.features;
+        const bool queue = std::find(f.begin(), f.end(), "queue_if_no_path") != f.end();
+        LiveMap asked = live;
+        setQueueingFeature(asked.map.features, queue);
+        if (sameTable(asked, want)) {
+            const std::string wwid = rec.wwid;
+            logNotice(aboutMap(rec.name, wwid), queue ? "turning queueing on, as planned"
+                                                      : "turning queueing off, as planned");
+            rec.busy = true;
+            ++inFlight_;
+            daemon_.dmOps().message(wwid, rec.name, queue ? "queue_if_no_path" : "fail_if_no_path",
+                                    [this, wwid, queue](Result<void> r) {
+                                        auto &maps = daemon_.mutableState().maps;
+                                        auto it = maps.find(wwid);
+                                        if (r && it != maps.end())
+                                            setQueueingFeature(it->second.liveMap.features, queue);
+                                        else if (!r && it != maps.end())
+                                            it->second.reloadWanted =
+                                                true; // the table says it then
+                                        --inFlight_;
+                                        finish(wwid);
+                                        if (!r)
+                                            schedule();
+                                    });
+            return;
+        }
     }
     if (!sameTable(live, want) || rec.reloadWanted) {
         const bool asked = rec.reloadWanted && sameTable(live, want);
@@ -380,18 +532,22 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
+    const std::string table = tableOf(targets);
     daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets,
-                           [this, wwid, name](Result<void> r) {
+                           [this, wwid, name, table](Result<mpath::dm::UdevCookie> r) {
                                if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
                                    adoptAfterCreate(wwid, name, r.error());
                                    return;
                                }
-                               MapRecord *created = tableLoaded(wwid, r);
+                               MapRecord *created =
+                                   tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
                                if (!created)
                                    return;
                                created->live = true;
+                               park(*created, *r);
                                recordWwid(name, wwid);
-                               refresh(wwid, [this, wwid] { finish(wwid); });
+                               refresh(
+                                   wwid, [this, wwid] { finish(wwid); }, table);
                            });
 }
 
@@ -401,10 +557,20 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     ++inFlight_;
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "reloading (" + why + "): " + rec.planned->table);
-    daemon_.dmOps().reload(wwid, name, targets, [this, wwid](Result<void> r) {
-        if (tableLoaded(wwid, r))
-            refresh(wwid, [this, wwid] { finish(wwid); });
-    });
+    uint64_t sectors = 0;
+    for (const auto &t : targets)
+        sectors += t.length;
+    const bool resized = sectors != rec.liveMap.sizeSectors;
+    const std::string table = targets.empty() ? std::string() : tableOf(targets);
+    daemon_.dmOps().reload(
+        wwid, name, targets, resized, [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
+            MapRecord *rec = tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
+            if (!rec)
+                return;
+            park(*rec, *r);
+            refresh(
+                wwid, [this, wwid] { finish(wwid); }, table);
+        });
 }
 
 void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &name,
@@ -479,15 +645,25 @@ void Reconciler::removeMap(MapRecord &rec) {
             finish(wwid);
             return;
         }
-        if (!*r)
+        if (!*r) {
+            // It exists until its last close: kept, with its countdown,
+            // so that queued I/O still ends as no_path_retry says.
             logNotice(aboutMap(name, wwid), "still open: removal deferred to its last close");
+            if (auto it = state.maps.find(wwid); it != state.maps.end()) {
+                it->second.deferredRemoval = true;
+                finish(wwid);
+                daemon_.policies().update(wwid);
+                return;
+            }
+        }
         state.maps.erase(wwid);
         daemon_.publishStatus();
         checkSettled();
     });
 }
 
-void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
+void Reconciler::refresh(const std::string &wwid, std::function<void()> then,
+                         const std::string &table) {
     auto &maps = daemon_.mutableState().maps;
     auto it = maps.find(wwid);
     if (it == maps.end()) {
@@ -497,7 +673,7 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
     }
     ++inFlight_;
     const std::string name = it->second.name;
-    daemon_.dmOps().read(wwid, name, [this, wwid, name, then](Result<LiveMap> live) {
+    auto got = [this, wwid, name, then](Result<LiveMap> live) {
         --inFlight_;
         State &state = daemon_.mutableState();
         auto rec = state.maps.find(wwid);
@@ -523,7 +699,12 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then) {
         }
         if (then)
             then();
-    });
+    };
+    // After its own change the daemon knows the table: its status will do.
+    if (!table.empty())
+        daemon_.dmOps().readBack(wwid, name, table, std::move(got));
+    else
+        daemon_.dmOps().read(wwid, name, std::move(got));
 }
 
 void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
@@ -558,8 +739,7 @@ void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
 void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     // Tools that keep off path devices (LVM, systemd, UDisks) read the
     // wwids file: every map the daemon keeps is in it, made or adopted.
-    if (auto added = mpath::state::WwidsFile(daemon_.wwidsFile()).add(wwid); !added)
-        logWarning(aboutMap(name, wwid), added.error().message);
+    daemon_.stateFiles().addWwid(wwid, name);
     // udev decided about the paths before the map was there: a path it left
     // to the rest of the system, or held back (find_multipaths smart), is
     // told to decide again, now that mpathctl is-path finds the map.

@@ -7,6 +7,7 @@
 #include <mpath/dm/device_mapper.h>
 #include <mpath/policy/planner.h>
 #include <mpath/sys/event_loop.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,24 @@ public:
     /// Plan now.
     void run();
 
+    /// The state files' first read is done: a pass that waited for it runs.
+    void filesLoaded();
+    /// A map's uevent carried DM_COOKIE \a cookie (udev's rules ran for
+    /// it): a map parked on it goes on.
+    void udevEvent(const std::string &wwid, uint32_t cookie);
+
+    /// How long a change waits for its uevent before going on without it.
+    static constexpr std::chrono::seconds kUdevWait{30};
+
+    /// The state files' lane has nothing left to do.
+    void stateFilesIdle() { checkSettled(); }
+
     /// Reads the map back after a change and restores what a new table
     /// forgets: paths known to be down or failed by an administrator are
-    /// failed again.
-    void refresh(const std::string &wwid, std::function<void()> then = {});
+    /// failed again. \a table: the one the change loaded ("0 <size>
+    /// <target> <params>"), so that its status is all there is to read.
+    void refresh(const std::string &wwid, std::function<void()> then = {},
+                 const std::string &table = {});
 
     /// Reads map \a wwid's table and status again for what changes with no
     /// event the daemon sees (the group I/O goes to, fail counts): at most
@@ -49,7 +64,8 @@ public:
 
     /// Nothing scheduled and no device-mapper call running.
     bool settled() const {
-        return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_;
+        return !timer_ && inFlight_ == 0 && !waitingForPriorities_ && !adopting_ &&
+               !waitingForFiles_ && !filesBusy() && !anyParked();
     }
 
     /// Whether the tables of \a live and \a planned are the same, apart
@@ -57,6 +73,16 @@ public:
     static bool sameTable(const LiveMap &live, const mpath::policy::PlannedMap &planned);
 
 private:
+    /// A write of the wwids or bindings file is under way.
+    bool filesBusy() const;
+    /// A map waits for the uevent of its last change. Releases the cookies
+    /// of parked maps that were forgotten.
+    bool anyParked() const;
+    /// \a rec's change went to the kernel with \a cookie: it waits for its
+    /// uevent.
+    void park(MapRecord &rec, mpath::dm::UdevCookie cookie);
+    /// \a rec waits no more (\a force: its uevent did not come).
+    void unpark(MapRecord &rec, bool force);
     void pass();
     void act(MapRecord &rec);
     void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
@@ -82,16 +108,25 @@ private:
     /// the file cannot be changed).
     void recordWwid(const std::string &name, const std::string &wwid);
     void checkSettled();
-    bool bind(MapRecord &rec);
+    /// Records a new alias of \a rec's plan in the bindings file (off the
+    /// loop), then creates the map.
+    void bindThenCreate(MapRecord &rec);
+    /// \a pm with the target of \a rec's live map, when it has one.
+    void keepTarget(const MapRecord &rec, mpath::policy::PlannedMap &pm) const;
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
 
     Daemon &daemon_;
     mpath::sys::EventLoop::SourcePtr timer_;
     unsigned inFlight_{0};
     bool waitingForPriorities_{false};
+    bool waitingForFiles_{false};   ///< the first read of the state files is under way
     bool adopting_{false};          ///< maps device-mapper has are being read
     bool planAfterAdoption_{false}; ///< something asked for a pass meanwhile
     mpath::sys::EventLoop::SourcePtr adoptRetry_;
+    /// The maps parked, with their cookies: a map forgotten while parked
+    /// (flushed, removed behind the daemon's back) has its cookie released
+    /// from here.
+    mutable std::map<std::string, mpath::dm::UdevCookie> parked_;
     std::chrono::steady_clock::time_point waitingSince_{};
 };
 

@@ -4,7 +4,9 @@
 #include <map>
 #include <memory>
 #include <mpath/checkers/checker.h>
+#include <mpath/config/values.h>
 #include <mpath/discovery/udev_properties.h>
+#include <mpath/dm/device_mapper.h>
 #include <mpath/dm/status.h>
 #include <mpath/model/map.h>
 #include <mpath/policy/planner.h>
@@ -25,6 +27,10 @@ struct PathRecord {
     std::string devnode;                          ///< "/dev/sdb"
     bool hasUdevData{false};
 
+    /// Which device of this kernel name it is: answers of checks and
+    /// priorities started for an earlier one (removed, then the name
+    /// reused) are not taken for it.
+    uint64_t generation{0};
     std::string prioNote;    ///< why it has no priority, "" when it has one
     bool prioPending{false}; ///< a priority job runs
     bool ranked{false};      ///< a priority answer came once: plans need not wait
@@ -34,6 +40,11 @@ struct PathRecord {
     mpath::sys::EventLoop::SourcePtr nextCheck;
     bool checking{false};    ///< a check runs
     bool checkedOnce{false}; ///< a check has answered since it joined its map
+    /// Reinstating a path the kernel keeps failing (its check answers, its
+    /// I/O does not) is paced: when it was last reinstated, and how many
+    /// times in a row the kernel failed it again soon after.
+    mpath::sys::EventLoop::Clock::time_point reinstatedAt{};
+    unsigned flaps{0};
     /// An administrator failed it: checks do not reinstate it until an
     /// administrator does.
     bool adminFailed{false};
@@ -72,9 +83,16 @@ struct MapRecord {
     mpath::model::Map liveMap;                          ///< live table and status, as last read
     mpath::dm::MapStatus liveStatus;                    ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;
-    std::string noPathRetry;  ///< the setting the last plan found, as the configuration says it
-    bool busy{false};         ///< a create, reload, rename or remove runs
-    bool dirty{false};        ///< plan again once the running operation ends
+    std::string noPathRetry; ///< the setting the last plan found, as the configuration says it
+    /// The same, as a value: what no_path_retry does for this map, kept
+    /// when its paths are all gone and its plan with them.
+    mpath::config::NoPathRetry retry{mpath::config::NoPathRetry::fail()};
+    bool busy{false}; ///< a create, reload, rename or remove runs
+    /// The udev cookie of its last create or reload, until the uevent that
+    /// carries it arrived: it is parked, changes wait to go as one.
+    mpath::dm::UdevCookie udevCookie;
+    mpath::sys::EventLoop::SourcePtr udevTimer; ///< gives up waiting for it
+    bool dirty{false};                          ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right
     /// The last pass (Counters::plans) that acted on it rather than waiting
     /// for a running operation: what it asked for is under way from then.
@@ -90,6 +108,18 @@ struct MapRecord {
     mpath::sys::EventLoop::SourcePtr retryTimer;
     bool queueingDisabled{false}; ///< fail_if_no_path sent after the count ran out
     bool hadUsablePath{true};
+    /// The no_path_retry the running countdown (or the queueing it
+    /// disabled) follows; a different value restarts, cancels or starts
+    /// it. Empty while a path is usable.
+    std::optional<mpath::config::NoPathRetry> outageRetry;
+    /// Its last path went while it was open: device-mapper removes it at
+    /// its last close. Kept meanwhile, with its countdown: it exists.
+    bool deferredRemoval{false};
+
+    /// Parked on the uevent of its last change.
+    bool parked() const { return static_cast<bool>(udevCookie); }
+    /// Nothing runs, waits or is wanted for it: what was asked is done.
+    bool idle() const { return !busy && !dirty && !parked(); }
 
     /// failback N seconds
     mpath::sys::EventLoop::SourcePtr failbackTimer;
@@ -105,6 +135,8 @@ struct State {
     /// WWIDs whose map the daemon is removing: their remove events are
     /// its own.
     std::set<std::string> removing;
+    /// The next PathRecord::generation.
+    uint64_t nextGeneration{1};
 };
 
 } // namespace mpathd

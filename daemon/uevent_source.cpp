@@ -105,17 +105,42 @@ void UeventSource::mapEvent(const UdevDevice &event) {
         daemon_.checks().dmPathEvent(wwid, property(event, "DM_PATH"), action == "PATH_FAILED");
         return;
     }
+    if (event.action == "change") {
+        // The uevent of a create's or reload's resume, after udev's rules:
+        // a map parked on it goes on.
+        const std::string cookie = property(event, "DM_COOKIE");
+        if (!cookie.empty())
+            try {
+                daemon_.reconciler().udevEvent(wwid, static_cast<uint32_t>(std::stoul(cookie)));
+            } catch (const std::exception &) {
+                logDebug(aboutMap(wwid, wwid), "a uevent with DM_COOKIE '" + cookie + "'");
+            }
+        return;
+    }
     if (event.action != "remove")
         return;
-    if (state.removing.erase(wwid))
-        return; // the daemon's own removal
+    if (state.removing.erase(wwid)) {
+        // The daemon's own removal; a deferred one ends at the map's last
+        // close, and its record with it.
+        auto it = state.maps.find(wwid);
+        if (it != state.maps.end() && it->second.deferredRemoval) {
+            logNotice(aboutMap(it->second.name, wwid), "removed at its last close");
+            forget(wwid);
+        }
+        return;
+    }
     auto it = state.maps.find(wwid);
     if (it == state.maps.end())
         return;
     logNotice(aboutMap(it->second.name, wwid),
               "removed by someone else: forgotten until one of its paths changes");
     state.removedByAdmin.insert(wwid);
-    state.maps.erase(it);
+    forget(wwid);
+}
+
+void UeventSource::forget(const std::string &wwid) {
+    State &state = daemon_.mutableState();
+    state.maps.erase(wwid);
     for (auto &[name, p] : state.paths)
         if (p.mapWwid == wwid)
             p.mapWwid.clear();

@@ -29,6 +29,8 @@ private:
     /// the paths no longer there forgotten.
     void rescan();
     void mapEvent(const mpath::discovery::UdevDevice &event);
+    /// Map \a wwid is gone from device-mapper: so from the state.
+    void forget(const std::string &wwid);
 
     Daemon &daemon_;
     mpath::sys::EventLoop::SourcePtr source_;

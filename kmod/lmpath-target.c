@@ -126,146 +126,16 @@ static void lmpath_bio_restore(struct lmpath_bio_record *bd, struct bio *bio)
 		      test_bit(LMPF_SAVED_QUEUE_IF_NO_PATH, &(m)->flags), \
 		      dm_noflush_suspending((m)->ti))
 
-static void __enable_nopath_timeout(struct lmpath *m)
-{
-	unsigned long timeout = READ_ONCE(queue_if_no_path_timeout_secs) * HZ;
-
-	lockdep_assert_held(&m->lock);
-
-	if (timeout && !atomic_read(&m->nr_valid_paths) &&
-	    test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags))
-		mod_timer(&m->nopath_timer, jiffies + timeout);
-}
-
 /* Not under m->lock: the timer function takes it. */
 static void disable_nopath_timeout(struct lmpath *m)
 {
 	timer_delete_sync(&m->nopath_timer);
 }
 
-/*
- * Everything that follows a path leaving service, once its LMPP_USABLE bit
- * is clear and nr_valid_paths has dropped: tell the selector, count it,
- * send the uevent (with @nr_valid, the count right after this failure, as
- * the stock target sends it) and the table event.
- */
-static void __report_path_failed(struct lmpath *m, struct lmpath_path *p,
-				 int nr_valid)
-{
-	struct lmpath_pg *pg = p->pg;
-
-	lockdep_assert_held(&m->lock);
-
-	DMWARN("%s: Failing path %s.", dm_table_device_name(m->ti->table),
-	       p->dev->name);
-
-	if (pg->ps.type->fail_path)
-		pg->ps.type->fail_path(&pg->ps, &p->ps_path);
-	p->fail_count++;
-
-	if (p == READ_ONCE(m->current_path))
-		WRITE_ONCE(m->current_path, NULL);
-
-	dm_path_uevent(DM_UEVENT_PATH_FAILED, m->ti, p->dev->name, nr_valid);
-	queue_work(lmpath_event_wq, &m->trigger_event);
-	__enable_nopath_timeout(m);
-}
-
-/*
- * Report the fast-path failures whose count is recorded, in the order
- * they happened.  Reinstating a path reports them all first, so between
- * two reinstatements nr_valid_paths only went down: the failure that left
- * the highest count came first.  A failure whose count is not recorded yet
- * is reported by its own fail_work, which is queued after the record.
- */
-static void __report_pending_failures(struct lmpath *m)
-{
-	struct lmpath_path *first;
-	unsigned int i, j;
-	int rec, best;
-
-	lockdep_assert_held(&m->lock);
-
-	for (;;) {
-		first = NULL;
-		best = 0;
-		for (i = 0; i < m->nr_pgs; i++) {
-			for (j = 0; j < m->pgs[i].nr_paths; j++) {
-				struct lmpath_path *p = &m->pgs[i].paths[j];
-
-				if (!test_bit(LMPP_FAIL_PENDING, &p->ps_path.flags))
-					continue;
-				/* pairs with fail_path_fast()'s release */
-				rec = smp_load_acquire(&p->fail_report);
-				if (rec > best) {
-					best = rec;
-					first = p;
-				}
-			}
-		}
-		if (!first)
-			return;
-		first->fail_report = 0;
-		clear_bit(LMPP_FAIL_PENDING, &first->ps_path.flags);
-		__report_path_failed(m, first, best - 1);
-	}
-}
-
-/* Take a path out of use: fail_path message, pg_init errors. */
-static int fail_path(struct lmpath_path *p)
-{
-	struct lmpath *m = p->pg->m;
-	unsigned long flags;
-	int nr_valid;
-
-	spin_lock_irqsave(&m->lock, flags);
-	if (test_and_clear_bit(LMPP_USABLE, &p->ps_path.flags)) {
-		nr_valid = atomic_dec_return(&m->nr_valid_paths);
-		/* failures the fast path saw before this one go out first */
-		__report_pending_failures(m);
-		__report_path_failed(m, p, nr_valid);
-	}
-	spin_unlock_irqrestore(&m->lock, flags);
-
-	return 0;
-}
-
-/*
- * Take a path out of use from the fast path, without a lock: one atomic
- * transition USABLE -> FAIL_PENDING, so exactly one caller wins and a
- * concurrent reinstate sees either a usable path or a pending report it
- * must flush first.  The winner records the count its failure left (the
- * uevent carries it, as the stock target's does) and queues the report.
- */
-static void fail_path_fast(struct lmpath *m, struct lmpath_path *p)
-{
-	unsigned long old = READ_ONCE(p->ps_path.flags), new;
-	int nr_valid;
-
-	do {
-		if (!(old & BIT(LMPP_USABLE)))
-			return;
-		new = (old & ~BIT(LMPP_USABLE)) | BIT(LMPP_FAIL_PENDING);
-	} while (!try_cmpxchg(&p->ps_path.flags, &old, new));
-
-	nr_valid = atomic_dec_return(&m->nr_valid_paths);
-	/* the record is complete before a scan can see it; see above */
-	smp_store_release(&p->fail_report, nr_valid + 1);
-	/* Held I/O must not stay pinned to this path until the report. */
-	cmpxchg(&m->current_path, p, NULL);
-	queue_work(klmpathd, &p->fail_work);
-}
-
 static void lmpath_fail_work(struct work_struct *work)
 {
-	struct lmpath_path *p = container_of(work, struct lmpath_path,
-					     fail_work);
-	struct lmpath *m = p->pg->m;
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->lock, flags);
-	__report_pending_failures(m);
-	spin_unlock_irqrestore(&m->lock, flags);
+	lmpath_report_failure(container_of(work, struct lmpath_path,
+					   fail_work));
 }
 
 static void process_queued_io_list(struct lmpath *m)
@@ -292,61 +162,44 @@ bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
 	return queue_delayed_work(klmpath_handlerd, &p->activate_path, delay);
 }
 
-/* Put a failed path back into use: reinstate_path message. */
-static int reinstate_path(struct lmpath_path *p)
+void lmpath_queue_fail_work(struct lmpath_path *p)
 {
-	struct lmpath_pg *pg = p->pg;
-	struct lmpath *m = pg->m;
-	bool run_queue = false, usable;
-	unsigned int nr_valid;
-	unsigned long flags;
+	queue_work(klmpathd, &p->fail_work);
+}
 
-	spin_lock_irqsave(&m->lock, flags);
+void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid)
+{
+	dm_path_uevent(failed ? DM_UEVENT_PATH_FAILED :
+				DM_UEVENT_PATH_REINSTATED,
+		       p->pg->m->ti, p->dev->name, nr_valid);
+}
 
-	if (lmpath_path_usable(p))
-		goto out;
-
-	/* Failures seen by end_io but not reported yet are reported first. */
-	__report_pending_failures(m);
-	if (test_and_clear_bit(LMPP_FAIL_PENDING, &p->ps_path.flags)) {
-		/* failed a moment ago, its count not recorded yet */
-		p->fail_report = 0;
-		__report_path_failed(m, p, atomic_read(&m->nr_valid_paths));
-	}
-
-	DMWARN("%s: Reinstating path %s.", dm_table_device_name(m->ti->table),
-	       p->dev->name);
-
-	if (pg->ps.type->reinstate_path)
-		pg->ps.type->reinstate_path(&pg->ps, &p->ps_path);
-	set_bit(LMPP_USABLE, &p->ps_path.flags);
-
-	nr_valid = atomic_inc_return(&m->nr_valid_paths);
-	if (nr_valid == 1) {
-		WRITE_ONCE(m->current_path, NULL);
-		run_queue = true;
-	} else if (m->hw_handler_name && READ_ONCE(m->current_pg) == pg) {
-		if (queue_work(klmpath_handlerd, &p->activate_path.work))
-			atomic_inc(&m->pg_init_in_progress);
-	}
-
-	dm_path_uevent(DM_UEVENT_PATH_REINSTATED, m->ti, p->dev->name,
-		       nr_valid);
+void lmpath_table_event(struct lmpath *m)
+{
 	queue_work(lmpath_event_wq, &m->trigger_event);
+}
 
-out:
-	usable = lmpath_path_usable(p);
-	spin_unlock_irqrestore(&m->lock, flags);
+void lmpath_arm_nopath_timer(struct lmpath *m)
+{
+	unsigned long timeout = READ_ONCE(queue_if_no_path_timeout_secs) * HZ;
 
-	if (run_queue) {
-		dm_table_run_md_queue_async(m->ti->table);
-		process_queued_io_list(m);
-	}
+	lockdep_assert_held(&m->lock);
 
-	if (usable)
-		disable_nopath_timeout(m);
+	if (timeout)
+		mod_timer(&m->nopath_timer, jiffies + timeout);
+}
 
-	return 0;
+void lmpath_disarm_nopath_timer(struct lmpath *m)
+{
+	lockdep_assert_held(&m->lock);
+
+	timer_delete(&m->nopath_timer);
+}
+
+void lmpath_run_queued_io(struct lmpath *m)
+{
+	dm_table_run_md_queue_async(m->ti->table);
+	process_queued_io_list(m);
 }
 
 /* Temporarily avoid a group (disable_group, pg_init busy) or stop doing so. */
@@ -512,7 +365,7 @@ static void pg_init_done(void *data, int errors)
 		DMERR("Could not failover the device: Handler scsi_dh_%s Error %d.",
 		      m->hw_handler_name, errors);
 		/* Fail the path for now, so we do not ping-pong. */
-		fail_path(p);
+		lmpath_fail_path(p);
 		break;
 	case SCSI_DH_DEV_TEMP_BUSY:
 		/* Probably a firmware upgrade on the controller: try the others. */
@@ -524,12 +377,12 @@ static void pg_init_done(void *data, int errors)
 	case SCSI_DH_IMM_RETRY:
 	case SCSI_DH_RES_TEMP_UNAVAIL:
 		if (pg_init_limit_reached(m))
-			fail_path(p);
+			lmpath_fail_path(p);
 		errors = 0;
 		break;
 	case SCSI_DH_DEV_OFFLINED:
 	default:
-		fail_path(p);
+		lmpath_fail_path(p);
 	}
 
 	lmpath_pg_init_finished(p, errors, delay_retry);
@@ -593,7 +446,7 @@ static int lmpath_clone_and_map(struct dm_target *ti, struct request *rq,
 	if (IS_ERR(clone)) {
 		/* The path's queue is going away: stop using it. */
 		if (blk_queue_dying(q)) {
-			fail_path_fast(m, p);
+			lmpath_fail_path_fast(m, p);
 			return DM_MAPIO_DELAY_REQUEUE;
 		}
 
@@ -653,7 +506,7 @@ static int lmpath_end_io(struct dm_target *ti, struct request *clone,
 						DM_ENDIO_REQUEUE;
 
 		if (p)
-			fail_path_fast(m, p);
+			lmpath_fail_path_fast(m, p);
 
 		if (!atomic_read(&m->nr_valid_paths) &&
 		    !test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags) &&
@@ -677,11 +530,6 @@ static int lmpath_end_io(struct dm_target *ti, struct request *clone,
  * Bio-based map/end_io (fast path, lock-free)
  *---------------------------------------------------------------
  */
-
-static void lmpath_queue_bio(struct lmpath *m, struct bio *bio)
-{
-	lmpath_queue_io(m, &io_from_bio(bio)->node);
-}
 
 static int __lmpath_map_bio(struct lmpath *m, struct bio *bio,
 			    struct lmpath_io *io)
@@ -737,7 +585,7 @@ static void lmpath_process_queued_bios(struct work_struct *work)
 	struct bio *bio;
 	int r;
 
-	list = llist_del_all(&m->queued_bios);
+	list = lmpath_take_queued_io(m);
 	if (!list)
 		return;
 	/* llist is LIFO; resubmit in arrival order. */
@@ -800,22 +648,22 @@ static int lmpath_end_io_bio(struct dm_target *ti, struct bio *clone,
 	if (!*error || !blk_path_error(*error))
 		return r;
 
-	if (p)
-		fail_path_fast(m, p);
+	/*
+	 * Once queued the bio belongs to the drain work, which may complete
+	 * it (and a suspend and dtr may then free @m): from here on only
+	 * lmpath_end_io_bio_path() touches @m, and the return value tells
+	 * what it did.
+	 */
+	if (lmpath_end_io_bio_path(m, p, &io->node) == LMPATH_BIO_QUEUED)
+		return DM_ENDIO_INCOMPLETE;
 
-	if (!atomic_read(&m->nr_valid_paths) &&
-	    !test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags)) {
-		if (dm_noflush_suspending(ti)) {
-			r = DM_ENDIO_REQUEUE;
-		} else {
-			lmpath_report_eio(m);
-			*error = BLK_STS_IOERR;
-		}
-		return r;
+	if (dm_noflush_suspending(ti)) {
+		r = DM_ENDIO_REQUEUE;
+	} else {
+		lmpath_report_eio(m);
+		*error = BLK_STS_IOERR;
 	}
-
-	lmpath_queue_bio(m, clone);
-	return DM_ENDIO_INCOMPLETE;
+	return r;
 }
 
 /*
@@ -1019,7 +867,7 @@ static int lmpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	dm_table_set_type(ti->table, m->queue_mode);
 
 	spin_lock_irqsave(&m->lock, flags);
-	__enable_nopath_timeout(m);
+	__lmpath_enable_nopath_timeout(m);
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	ti->num_flush_bios = 1;
@@ -1171,7 +1019,7 @@ static int lmpath_message(struct dm_target *ti, unsigned int argc,
 		if (!strcasecmp(argv[0], "queue_if_no_path")) {
 			queue_if_no_path(m, true, false, __func__);
 			spin_lock_irqsave(&m->lock, flags);
-			__enable_nopath_timeout(m);
+			__lmpath_enable_nopath_timeout(m);
 			spin_unlock_irqrestore(&m->lock, flags);
 			r = 0;
 			goto out;
@@ -1199,9 +1047,9 @@ static int lmpath_message(struct dm_target *ti, unsigned int argc,
 		r = switch_pg_num(m, argv[1]);
 		goto out;
 	} else if (!strcasecmp(argv[0], "reinstate_path")) {
-		action = reinstate_path;
+		action = lmpath_reinstate_path;
 	} else if (!strcasecmp(argv[0], "fail_path")) {
-		action = fail_path;
+		action = lmpath_fail_path;
 	} else {
 		DMWARN("Unrecognised multipath message received: %s", argv[0]);
 		goto out;

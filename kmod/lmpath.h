@@ -26,17 +26,28 @@
  *   nr_pgs, pgs[]    ctr; the array and the groups in it are immutable
  *   current_pg       WRITE_ONCE under lock, by everyone: map takes the
  *                    lock for a group switch and when no path is left;
- *                    readers READ_ONCE
+ *                    readers READ_ONCE, but the mapper's test that no
+ *                    switch is needed loads it with acquire, pairing with
+ *                    the switch's barrier after setting QUEUE_IO and
+ *                    PG_INIT_REQUIRED
  *   current_path     the path pg_init works on; same rules as current_pg,
  *                    except that fail_path_fast() clears it lock-free
  *                    (cmpxchg); map uses it only while it is in current_pg
  *   next_pg          set under lock by switch_group/ctr; claimed by map
  *                    with cmpxchg() so exactly one mapper switches
- *   nr_valid_paths   atomic; decremented by whoever clears LMPP_USABLE
- *                    (end_io or fail_path), incremented by reinstate
+ *   nr_valid_paths   atomic, changed only under lock, together with the
+ *                    uevent that carries it: decremented when a failure is
+ *                    reported (fail_path, or the report of an end_io
+ *                    failure), incremented by reinstate.  Between an
+ *                    end_io failure and its report it still counts the
+ *                    path; fast-path readers then find no usable path in
+ *                    the selectors instead.  Decisions on a zero count
+ *                    that change state are taken under lock.
  *   pg_init_in_progress, pg_init_count  atomics; writers hold lock
  *                    (the switch's reset of pg_init_count too)
- *   queued_bios      llist: map/end_io push, the drain work pops all
+ *   queued_bios      llist: map pushes, end_io pushes under lock (the
+ *                    map may go once the drain has the bio), the drain
+ *                    work pops all
  *
  * struct lmpath_pg
  *   ps, paths[], nr_paths, pg_num  ctr
@@ -45,7 +56,8 @@
  * struct lmpath_path
  *   ps_path.flags    LMPP_USABLE / LMPP_FAIL_PENDING, atomic bitops;
  *                    end_io moves USABLE to FAIL_PENDING with one
- *                    try_cmpxchg(); writers under lock use bitops
+ *                    try_cmpxchg(); writers under lock use bitops, and
+ *                    only they clear FAIL_PENDING (reporting the failure)
  *   fail_count       lock; read by status (under lock)
  *   dev, pg          ctr
  */
@@ -90,12 +102,6 @@ struct lmpath_path {
 	struct lmpath_pg *pg;		/* owning group */
 	struct dm_dev *dev;		/* the path device */
 	unsigned int fail_count;	/* cumulative failures, under lock */
-	/*
-	 * 1 + nr_valid_paths just after a fast-path failure of this path, for
-	 * its PATH_FAILED uevent; 0 while no such report is ready.  Stored
-	 * with release by the failing CPU, cleared under lock when reported.
-	 */
-	int fail_report;
 
 	struct delayed_work activate_path; /* scsi_dh activation */
 	struct work_struct fail_work;	/* reports a fast-path failure */
@@ -194,6 +200,31 @@ void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
 			     bool delay_retry);
 
 /*
+ * lmpath-path.c: paths leaving and coming back.  lmpath_fail_path_fast()
+ * is end_io's (lock-free); lmpath_report_failure() is the work item it
+ * queues; lmpath_fail_path() and lmpath_reinstate_path() are the messages
+ * (and pg_init's failures).  __lmpath_enable_nopath_timeout() expects
+ * m->lock held.
+ */
+void lmpath_fail_path_fast(struct lmpath *m, struct lmpath_path *p);
+void lmpath_report_failure(struct lmpath_path *p);
+int lmpath_fail_path(struct lmpath_path *p);
+int lmpath_reinstate_path(struct lmpath_path *p);
+void __lmpath_enable_nopath_timeout(struct lmpath *m);
+
+/*
+ * Bio mode's end_io for a bio that failed with a path error on @p (NULL
+ * when it had none): LMPATH_BIO_QUEUED, @node's bio now belongs to the
+ * drain work; LMPATH_BIO_NO_PATH, no path and no queueing, it completes
+ * with its error.  The drain work takes the queued bios with
+ * lmpath_take_queued_io().
+ */
+enum lmpath_bio_choice lmpath_end_io_bio_path(struct lmpath *m,
+					      struct lmpath_path *p,
+					      struct llist_node *node);
+struct llist_node *lmpath_take_queued_io(struct lmpath *m);
+
+/*
  * lmpath-target.c: the hooks lmpath-path.c drives.  Kick the queued I/O
  * (bio mode: the drain work; request mode: dm core's requeue list); queue
  * the pg_init work; queue @p's scsi_dh activation after @delay jiffies,
@@ -202,6 +233,21 @@ void lmpath_pg_init_finished(struct lmpath_path *p, int errors,
 void lmpath_kick_queued_io(struct lmpath *m);
 void lmpath_queue_pg_init_work(struct lmpath *m);
 bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay);
+
+/*
+ * lmpath-target.c: the hooks of path failure and reinstatement.  Queue
+ * @p's lmpath_report_failure(); send the PATH_FAILED (@failed) or
+ * PATH_REINSTATED uevent for @p with @nr_valid; queue the table event;
+ * arm the no-path timer (if a timeout is set) or stop it without waiting
+ * for its function, both under m->lock; run the map's queue and the
+ * queued I/O again (a path is back).
+ */
+void lmpath_queue_fail_work(struct lmpath_path *p);
+void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid);
+void lmpath_table_event(struct lmpath *m);
+void lmpath_arm_nopath_timer(struct lmpath *m);
+void lmpath_disarm_nopath_timer(struct lmpath *m);
+void lmpath_run_queued_io(struct lmpath *m);
 
 /*
  * lmpath-path.c: quiescing.  lmpath_flush_all() (postsuspend) returns

@@ -337,6 +337,45 @@ bool lmpath_queue_activation(struct lmpath_path *p, unsigned long delay)
 	       user_hooks.queue_activation(user_hooks.ctx, p->dev->name);
 }
 
+void lmpath_queue_fail_work(struct lmpath_path *p)
+{
+	if (user_hooks.queue_fail_work)
+		user_hooks.queue_fail_work(user_hooks.ctx, p->dev->name);
+}
+
+void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid)
+{
+	if (user_hooks.path_event)
+		user_hooks.path_event(user_hooks.ctx, failed, p->dev->name, nr_valid);
+}
+
+void lmpath_table_event(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.table_event)
+		user_hooks.table_event(user_hooks.ctx);
+}
+
+void lmpath_arm_nopath_timer(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.nopath_timer)
+		user_hooks.nopath_timer(user_hooks.ctx, true);
+}
+
+void lmpath_disarm_nopath_timer(struct lmpath *m)
+{
+	(void)m;
+	if (user_hooks.nopath_timer)
+		user_hooks.nopath_timer(user_hooks.ctx, false);
+}
+
+/* dm_table_run_md_queue_async() has nothing to run here: bio mode */
+void lmpath_run_queued_io(struct lmpath *m)
+{
+	lmpath_kick_queued_io(m);
+}
+
 void lmpath_flush(struct lmpath *m, enum lmpath_flush what)
 {
 	static const char *const names[] = {
@@ -419,7 +458,7 @@ void lmpath_user_map_bio(struct lmpath *m, struct lmpath_user_io *uio)
 /* lmpath-target.c lmpath_process_queued_bios(), without the bios */
 unsigned int lmpath_user_drain(struct lmpath *m)
 {
-	struct llist_node *list = llist_del_all(&m->queued_bios), *next;
+	struct llist_node *list = lmpath_take_queued_io(m), *next;
 	unsigned int n = 0;
 
 	for (; list; list = next, n++) {
@@ -520,4 +559,90 @@ void lmpath_user_fail_path(struct lmpath *m, const char *name)
 	if (READ_ONCE(m->current_path) == p)
 		WRITE_ONCE(m->current_path, NULL);
 	spin_unlock(&m->lock);
+}
+
+void lmpath_user_io_error(struct lmpath *m, const char *name)
+{
+	lmpath_fail_path_fast(m, path_named(m, name));
+}
+
+void lmpath_user_report_failure(struct lmpath *m, const char *name)
+{
+	lmpath_report_failure(path_named(m, name));
+}
+
+void lmpath_user_fail_path_message(struct lmpath *m, const char *name)
+{
+	lmpath_fail_path(path_named(m, name));
+}
+
+void lmpath_user_reinstate_path(struct lmpath *m, const char *name)
+{
+	lmpath_reinstate_path(path_named(m, name));
+}
+
+/* lmpath-target.c lmpath_end_io_bio() for a path error, without the bio */
+void lmpath_user_end_io_error(struct lmpath *m, struct lmpath_user_io *uio)
+{
+	struct lmpath_path *p = uio->io.path;
+	int state = LMPATH_USER_IO_QUEUED;
+
+	/*
+	 * As in the kernel: the path is forgotten before the bio may be
+	 * queued, and once it is the drain owns @uio (it may complete it and
+	 * the test may free the map): its state is set before.
+	 */
+	uio->io.path = NULL;
+	__atomic_store_n(&uio->state, LMPATH_USER_IO_QUEUED, __ATOMIC_RELEASE);
+	if (lmpath_end_io_bio_path(m, p, &uio->io.node) == LMPATH_BIO_NO_PATH) {
+		state = LMPATH_USER_IO_FAILED;
+		__atomic_store_n(&uio->state, state, __ATOMIC_RELEASE);
+	}
+}
+
+int lmpath_user_nr_valid_paths(struct lmpath *m)
+{
+	return atomic_read(&m->nr_valid_paths);
+}
+
+int lmpath_user_path_usable(struct lmpath *m, const char *name)
+{
+	return lmpath_path_usable(path_named(m, name));
+}
+
+unsigned int lmpath_user_fail_count(struct lmpath *m, const char *name)
+{
+	struct lmpath_path *p = path_named(m, name);
+	unsigned int n;
+
+	spin_lock(&m->lock);
+	n = p->fail_count;
+	spin_unlock(&m->lock);
+	return n;
+}
+
+int lmpath_user_queue_if_no_path(struct lmpath *m)
+{
+	return test_bit(LMPF_QUEUE_IF_NO_PATH, &m->flags);
+}
+
+void lmpath_user_pg_init_retry(struct lmpath *m, const char *name)
+{
+	/* lmpath-target.c pg_init_limit_reached(), below the limit */
+	spin_lock(&m->lock);
+	set_bit(LMPF_PG_INIT_REQUIRED, &m->flags);
+	spin_unlock(&m->lock);
+	lmpath_pg_init_finished(path_named(m, name), 0, true);
+}
+
+int lmpath_user_current_pair_consistent(struct lmpath *m)
+{
+	struct lmpath_path *p;
+	int ok;
+
+	spin_lock(&m->lock);
+	p = READ_ONCE(m->current_path);
+	ok = !p || p->pg == READ_ONCE(m->current_pg);
+	spin_unlock(&m->lock);
+	return ok;
 }

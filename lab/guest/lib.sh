@@ -133,12 +133,18 @@ fio_verify() {
 mpathd_start() {
 	command -v mpathd >/dev/null || die "mpathd is not on PATH"
 	local log=$RESULTS/mpathd.log before
-	before=$(grep -c 'notice: ready' "$log" 2>/dev/null || true)
+	# The log exists before the first look at it: the daemon's redirection
+	# opens it only once the background shell runs.
+	: >> "$log"
+	before=$(grep -c 'notice: ready' "$log" || true)
 	mpathd -v "$@" >> "$log" 2>&1 &
 	MPATHD_PID=$!
-	wait_until 60 sh -c "[ \$(grep -c 'notice: ready' '$log') -gt ${before:-0} ]" ||
+	wait_until 60 readies_above "$log" "$before" ||
 		die "mpathd did not get ready: $(tail -n 5 "$log")"
 }
+
+# readies_above LOG N: mpathd's LOG says "ready" more than N times.
+readies_above() { [ "$(grep -c 'notice: ready' "$1")" -gt "$2" ]; }
 
 # mpathd_stop [signal]: stop mpathd (TERM by default) and wait for it.
 mpathd_stop() {

@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <future>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <spawn.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <thread>
@@ -265,6 +267,58 @@ protected:
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     }
 
+    /// One call for callsFromProcess().
+    struct ProcessCall {
+        std::string path, interface, method, signature;
+        std::string args; ///< a Python list: "[\"sdb\", {}]"
+    };
+
+    /// Makes \a calls one after the other from a process of their own
+    /// (python3-dbus, a client like any other), as user nobody when
+    /// \a asNobody, else as root.
+    std::vector<Reply> callsFromProcess(bool asNobody, const std::vector<ProcessCall> &calls) {
+        const auto dir = h_.dir().path();
+        const auto script = dir / "calls.py";
+        if (!std::filesystem::exists(script))
+            mpath_test::writeFile(
+                script, "import dbus, json, sys\n"
+                        "c = dbus.bus.BusConnection(sys.argv[1])\n"
+                        "for path, iface, method, sig, args in json.load(open(sys.argv[2])):\n"
+                        "    try:\n"
+                        "        c.call_blocking('org.mpathd.Multipath1', path, iface,\n"
+                        "                        method, sig, eval(args), timeout=60)\n"
+                        "        print(json.dumps(['', '']))\n"
+                        "    except dbus.exceptions.DBusException as e:\n"
+                        "        print(json.dumps([e.get_dbus_name(),\n"
+                        "                          e.get_dbus_message()]))\n");
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto &c : calls)
+            list.push_back({c.path, c.interface, c.method, c.signature, c.args});
+        const auto input = dir / "calls.json";
+        mpath_test::writeFile(input, list.dump());
+        std::string out;
+        const int st = runCommand(
+            std::string(asNobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "") +
+                "/usr/bin/python3 " + script.string() + " '" + address_ + "' " + input.string() +
+                " 2>&1",
+            &out);
+        std::vector<Reply> replies;
+        std::istringstream lines(out);
+        for (std::string line; std::getline(lines, line);) {
+            const auto j = nlohmann::json::parse(line, nullptr, false);
+            if (j.is_array() && j.size() == 2)
+                replies.push_back({j[0].get<std::string>(), j[1].get<std::string>(), ""});
+        }
+        if (st != 0 || replies.size() != calls.size())
+            replies.assign(calls.size(), Reply{"<python3 failed: " + out + ">", "", ""});
+        return replies;
+    }
+    Reply callFromProcess(bool asNobody, const std::string &path, const std::string &iface,
+                          const std::string &method, const std::string &signature,
+                          const std::string &args) {
+        return callsFromProcess(asNobody, {{path, iface, method, signature, args}}).front();
+    }
+
     /// Starts python-dbusmock's polkitd on the test bus: it denies every
     /// action until allow() names it.
     void startPolkit() {
@@ -280,6 +334,28 @@ protected:
                 std::this_thread::sleep_for(20ms);
         }
         ASSERT_TRUE(up) << "python3-dbusmock's polkitd did not come up";
+    }
+    /// Calls a method of the mock polkitd's own (SimulateHangActions,
+    /// ReleaseHangingCalls) with no argument or one list of strings.
+    void polkitMock(const char *method, std::vector<std::string> actions = {}, bool list = false) {
+        ASSERT_TRUE(onClient([method, actions, list](sd_bus *b) {
+            sd_bus_message *m = nullptr;
+            int r = sd_bus_message_new_method_call(b, &m, "org.freedesktop.PolicyKit1",
+                                                   "/org/freedesktop/PolicyKit1/Authority",
+                                                   "org.freedesktop.DBus.Mock", method);
+            if (r >= 0 && list) {
+                r = sd_bus_message_open_container(m, 'a', "s");
+                for (const auto &a : actions)
+                    if (r >= 0)
+                        r = sd_bus_message_append(m, "s", a.c_str());
+                if (r >= 0)
+                    r = sd_bus_message_close_container(m);
+            }
+            if (r >= 0)
+                r = sd_bus_call(b, m, 0, nullptr, nullptr);
+            sd_bus_message_unref(m);
+            return r >= 0;
+        }));
     }
     void allow(const char *action) {
         ASSERT_TRUE(onClient([action](sd_bus *b) {

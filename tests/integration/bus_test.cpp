@@ -25,6 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using Bus = mpathd_test::BusFixture;
 using Dict = std::map<std::string, std::string>;
+using mpathd_test::Reply;
 constexpr const char *kName = "org.mpathd.Multipath1";
 constexpr const char *kMapA = "36001405aaaa";
 constexpr const char *kMapB = "36001405bbbb";
@@ -59,6 +60,31 @@ std::map<std::string, std::set<std::string>> members(const std::string &xml) {
         for (std::sregex_iterator p(body.begin(), body.end(), prop); p != end; ++p)
             set.insert("property " + (*p)[1].str() + " " + (*p)[2].str() + " " + (*p)[3].str());
     }
+    return out;
+}
+
+/// The method names of an introspection document, as "Interface.Method"
+/// with the interface's last element ("Map.Flush").
+std::set<std::string> methodNames(const std::string &xml) {
+    std::set<std::string> out;
+    const std::regex method(R"re(method ([A-Za-z]+)\()re");
+    for (const auto &[iface, lines] : members(xml))
+        for (const auto &line : lines) {
+            std::smatch m;
+            if (std::regex_search(line, m, method))
+                out.insert(iface.substr(iface.rfind('.') + 1) + "." + m[1].str());
+        }
+    return out;
+}
+
+/// The objects the XML's header lists: "/org/mpathd/Multipath1/maps/<WWID>"
+/// to "org.mpathd.Multipath1.Map".
+std::vector<std::pair<std::string, std::string>> listedObjects(const std::string &xml) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const std::regex line(
+        R"re(\n\s+(/org/mpathd/Multipath1\S*)\s+(org\.[A-Za-z0-9.]+)\s*(?=\n))re");
+    for (std::sregex_iterator i(xml.begin(), xml.end(), line), end; i != end; ++i)
+        out.emplace_back((*i)[1], (*i)[2]);
     return out;
 }
 
@@ -515,4 +541,476 @@ TEST_F(Bus, AFailTheKernelRefusesChangesNothing) {
     auto *f = published(sdc, "AdminFailed");
     ASSERT_NE(f, nullptr);
     EXPECT_FALSE(std::get<bool>(*f));
+}
+
+TEST_F(Bus, IntrospectionOfEveryObjectListsTheInterfacesTheXmlGivesIt) {
+    // Clients that go by introspection (Qt's QDBusInterface) use an
+    // interface only when the object's introspection lists it: the root's
+    // ObjectManager too.
+    const auto listed = listedObjects(mpath_test::readFile(MPATHD_INTERFACE_XML));
+    ASSERT_EQ(listed.size(), 5u) << "the XML's header lists the objects and their interfaces";
+    for (const auto &object : listed) {
+        // (Not a structured binding: clang 14 cannot capture one.)
+        std::string path = object.first;
+        const std::string &iface = object.second;
+        const std::string wwidElement = mpathd::BusService::mapPath(kMapA).substr(
+            std::string("/org/mpathd/Multipath1/maps/").size());
+        path = std::regex_replace(path, std::regex("<WWID>"), wwidElement);
+        path = std::regex_replace(path, std::regex("<N>"), "1");
+        path = std::regex_replace(path, std::regex("<NAME>"), "sdb");
+        const std::string xml = onClient([path](sd_bus *b) {
+            sd_bus_message *reply = nullptr;
+            std::string out;
+            if (sd_bus_call_method(b, kName, path.c_str(), "org.freedesktop.DBus.Introspectable",
+                                   "Introspect", nullptr, &reply, "") >= 0) {
+                const char *s = nullptr;
+                if (sd_bus_message_read(reply, "s", &s) >= 0)
+                    out = s;
+            }
+            sd_bus_message_unref(reply);
+            return out;
+        });
+        EXPECT_NE(xml.find("<interface name=\"" + iface + "\">"), std::string::npos)
+            << path << " does not list " << iface << ":\n"
+            << xml;
+        if (iface == "org.freedesktop.DBus.ObjectManager") {
+            EXPECT_NE(xml.find("<method name=\"GetManagedObjects\">"), std::string::npos) << xml;
+            EXPECT_NE(xml.find("<signal name=\"InterfacesAdded\">"), std::string::npos) << xml;
+            EXPECT_NE(xml.find("<signal name=\"InterfacesRemoved\">"), std::string::npos) << xml;
+        }
+    }
+    // GetManagedObjects is still answered by the daemon from the objects
+    // as computed: an object's one interface, where sd-bus's own answer
+    // would add Peer, Introspectable and Properties to each.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    auto interfaces = onClient([mapA](sd_bus *b) {
+        std::vector<std::string> out;
+        sd_bus_message *reply = nullptr;
+        if (sd_bus_call_method(b, kName, "/org/mpathd/Multipath1",
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", nullptr,
+                               &reply, "") < 0)
+            return out;
+        (void)sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+            const char *path = nullptr;
+            (void)sd_bus_message_read(reply, "o", &path);
+            if (path && mapA == path) {
+                (void)sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
+                while (sd_bus_message_enter_container(reply, 'e', "sa{sv}") > 0) {
+                    const char *iface = nullptr;
+                    (void)sd_bus_message_read(reply, "s", &iface);
+                    out.push_back(iface ? iface : "");
+                    (void)sd_bus_message_skip(reply, "a{sv}");
+                    (void)sd_bus_message_exit_container(reply);
+                }
+                break;
+            }
+            (void)sd_bus_message_skip(reply, "a{sa{sv}}");
+            (void)sd_bus_message_exit_container(reply);
+        }
+        sd_bus_message_unref(reply);
+        return out;
+    });
+    EXPECT_EQ(interfaces, std::vector<std::string>{"org.mpathd.Multipath1.Map"});
+    auto r = call("/org/mpathd/Multipath1", "org.freedesktop.DBus.ObjectManager",
+                  "GetManagedObjects", "s", "unexpected");
+    EXPECT_EQ(r.error, "org.freedesktop.DBus.Error.InvalidArgs") << r.message;
+}
+
+namespace {
+
+/// One call of a method that changes something, as an unauthorized caller
+/// makes it: every argument valid, so only authorization can stop it.
+struct ChangingCall {
+    std::string path;
+    std::string interface;
+    std::string method;
+    std::string signature;
+    std::string args; ///< a Python list
+    std::string action;
+};
+
+constexpr const char *kManagerObject = "/org/mpathd/Multipath1/Manager";
+constexpr const char *kManagerIface = "org.mpathd.Multipath1.Manager";
+constexpr const char *kMapIface = "org.mpathd.Multipath1.Map";
+constexpr const char *kPathIface = "org.mpathd.Multipath1.Path";
+constexpr const char *kModifyMap = "org.mpathd.multipath1.modify-map";
+constexpr const char *kManagePaths = "org.mpathd.multipath1.manage-paths";
+constexpr const char *kReconfigure = "org.mpathd.multipath1.reconfigure";
+
+} // namespace
+
+TEST_F(Bus, EveryMethodThatChangesSomethingIsRefusedToAnUnauthorizedCaller) {
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    const std::vector<ChangingCall> changing = {
+        {kManagerObject, kManagerIface, "Reconfigure", "a{sv}", "[{}]", kReconfigure},
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['sdf', {}]", kManagePaths},
+        {kManagerObject, kManagerIface, "RemovePath", "sa{sv}", "['sdc', {}]", kManagePaths},
+        {mapA, kMapIface, "SetQueueIfNoPath", "ba{sv}", "[False, {}]", kModifyMap},
+        {mapA, kMapIface, "SetNoPathRetry", "sa{sv}", "['5', {}]", kModifyMap},
+        {mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[7, {}]", kModifyMap},
+        {mapA, kMapIface, "SetPgInitDelayMsecs", "ua{sv}", "[100, {}]", kModifyMap},
+        {mapA, kMapIface, "SetPathSelector", "sa{sv}", "['queue-length 0', {'persist': True}]",
+         kModifyMap},
+        {mapA, kMapIface, "SwitchPathGroup", "ua{sv}", "[2, {}]", kModifyMap},
+        {mapA, kMapIface, "Reload", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Suspend", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Resume", "a{sv}", "[{}]", kModifyMap},
+        {mapA, kMapIface, "Flush", "a{sv}", "[{}]", kModifyMap},
+        {sdc, kPathIface, "Fail", "a{sv}", "[{}]", kManagePaths},
+        {sdc, kPathIface, "Reinstate", "a{sv}", "[{}]", kManagePaths},
+    };
+    const std::set<std::string> reads = {"Manager.GetMaps", "Manager.ResolveDevice"};
+
+    // A method of the interface is in one list or the other: a new one
+    // cannot be forgotten here.
+    std::set<std::string> tested;
+    for (const auto &c : changing)
+        tested.insert(c.interface.substr(c.interface.rfind('.') + 1) + "." + c.method);
+    for (const auto &m : methodNames(mpath_test::readFile(MPATHD_INTERFACE_XML)))
+        EXPECT_NE(tested.count(m) + reads.count(m), 0u)
+            << m
+            << " is in the XML but neither among the methods that change something nor "
+               "among the reads";
+
+    // Every call, if it acted, would show: a disk the daemon has not seen
+    // yet (AddPath), a configuration that differs from the running one
+    // (Reconfigure), a map open for no one (Flush).
+    h_.addDisk("sdf", 80, 3, kMapB, "standby");
+    std::string config = mpathd_test::kConfig;
+    config.insert(config.rfind('}'), "  path_selector \"round-robin 0\"\n");
+    h_.config(config);
+    const auto confd = std::filesystem::path(h_.root()) / "etc/mpathd/conf.d";
+    h_.advance(6s); // every path checked: what the state says stays
+    h_.clearCalls();
+    auto refused = [&](bool nobody) {
+        for (const auto &c : changing) {
+            const auto before = service_->objects();
+            Reply r = callFromProcess(nobody, c.path, c.interface, c.method, c.signature, c.args);
+            EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.NotAuthorized")
+                << c.method << (nobody ? " as nobody: " : " as root, polkit denying: ")
+                << r.message;
+            EXPECT_NE(r.message.find(c.action), std::string::npos) << c.method << ": " << r.message;
+            h_.settle();
+            const auto calls = h_.calls();
+            EXPECT_TRUE(calls.empty()) << c.method << " reached device-mapper: " << calls.front();
+            const auto after = service_->objects();
+            for (const auto &[path, o] : after) {
+                auto b = before.find(path);
+                if (b == before.end()) {
+                    ADD_FAILURE() << c.method << " added " << path;
+                    continue;
+                }
+                for (size_t i = 0; i < o.properties.size(); ++i)
+                    EXPECT_TRUE(i < b->second.properties.size() &&
+                                b->second.properties[i] == o.properties[i])
+                        << c.method << " changed " << path << " " << o.properties[i].first;
+            }
+            EXPECT_EQ(after.size(), before.size()) << c.method << " removed an object";
+            EXPECT_FALSE(std::filesystem::exists(confd)) << c.method << " wrote the configuration";
+        }
+    };
+    // Without polkit only root may: nobody may not.
+    refused(true);
+    // With polkit, polkit decides, for root too.
+    startPolkit();
+    refused(false);
+}
+
+TEST_F(Bus, SwitchPathGroupZeroIsAnInvalidArgumentAndReachesNoKernel) {
+    // Groups count from 1: 0 is no group, whatever the kernel would make
+    // of "switch_group 0".
+    for (uint32_t group : {0u, 3u, 4294967295u}) {
+        auto r = map(kMapA, "SwitchPathGroup", "ua{sv}", group, 0);
+        EXPECT_EQ(r.error, "org.mpathd.Multipath1.Error.InvalidArgument") << group;
+        EXPECT_NE(r.message.find("there is no group " + std::to_string(group)), std::string::npos)
+            << r.message;
+    }
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+    EXPECT_EQ(map(kMapA, "SwitchPathGroup", "ua{sv}", 2u, 0).error, "");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " switch_group 2")) << h_.logText();
+}
+
+TEST_F(Bus, ABadArgumentIsRefusedBeforeAuthorizationIsAsked) {
+    // The caller learns what is wrong with the call without being asked
+    // for a password first, and polkit is not asked for a call that cannot
+    // go through.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    struct Bad {
+        std::string path, interface, method, signature, args, error;
+    };
+    const std::string invalid = "org.mpathd.Multipath1.Error.InvalidArgument";
+    const std::string notFound = "org.mpathd.Multipath1.Error.NotFound";
+    const std::vector<Bad> bad = {
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['sdz', {}]", notFound},
+        {kManagerObject, kManagerIface, "AddPath", "sa{sv}", "['', {}]", invalid},
+        {kManagerObject, kManagerIface, "RemovePath", "sa{sv}", "['sdz', {}]", notFound},
+        {kManagerObject, kManagerIface, "Reconfigure", "a{sv}", "[{'force': True}]", invalid},
+        {mapA, kMapIface, "SwitchPathGroup", "ua{sv}", "[0, {}]", invalid},
+        {mapA, kMapIface, "SetPathSelector", "sa{sv}", "['round-robin 2 a b', {}]", invalid},
+        {mapA, kMapIface, "SetNoPathRetry", "sa{sv}", "['-1', {}]", invalid},
+        {mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[51, {}]", invalid},
+        {mapA, kMapIface, "Flush", "a{sv}", "[{'persist': True}]", invalid},
+        {mpathd::BusService::mapPath("nosuchmap"), kMapIface, "Reload", "a{sv}", "[{}]",
+         "org.freedesktop.DBus.Error.UnknownObject"},
+    };
+    for (const auto &b : bad) {
+        Reply r = callFromProcess(true, b.path, b.interface, b.method, b.signature, b.args);
+        EXPECT_EQ(r.error, b.error) << b.method << " " << b.args << ": " << r.message;
+    }
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+TEST_F(Bus, ACallerWithTooManyAuthorizationsWaitingIsBusyAndOthersAreNot) {
+    // An agent that never answers keeps polkit's checks waiting (for up to
+    // 25 minutes with interactive authorization): one caller may not hold
+    // all the replies the bus lets the daemon wait for.
+    startPolkit();
+    polkitMock("SimulateHangActions", {"org.mpathd.multipath1.modify-map"}, true);
+    auto flood = std::async(std::launch::async, [this] {
+        sd_bus *b = connect();
+        std::vector<std::string> errors;
+        std::vector<std::string> messages;
+        struct Ctx {
+            std::vector<std::string> *errors, *messages;
+        } ctx{&errors, &messages};
+        for (int i = 0; i < 9; ++i)
+            (void)sd_bus_call_method_async(
+                b, nullptr, kName, mpathd::BusService::mapPath(kMapA).c_str(),
+                "org.mpathd.Multipath1.Map", "Reload",
+                [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                    auto *c = static_cast<Ctx *>(u);
+                    const sd_bus_error *e = sd_bus_message_get_error(m);
+                    c->errors->push_back(e ? e->name : "");
+                    c->messages->push_back(e && e->message ? e->message : "");
+                    return 0;
+                },
+                &ctx, "a{sv}", 0);
+        for (int i = 0; i < 250 && errors.empty(); ++i) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        sd_bus_flush_close_unref(b);
+        return std::make_pair(errors, messages);
+    });
+    auto [errors, messages] = [&] {
+        for (int i = 0; i < 2000 && flood.wait_for(0ms) != std::future_status::ready; ++i)
+            h_.advance(20ms);
+        return flood.get();
+    }();
+    ASSERT_EQ(errors.size(), 1u) << "the ninth call is answered at once, the eight others wait";
+    EXPECT_EQ(errors[0], "org.mpathd.Multipath1.Error.Busy") << messages[0];
+    EXPECT_NE(messages[0].find("8 authorizations waiting"), std::string::npos) << messages[0];
+    // Another caller is asked about as usual (Reconfigure: polkit answers).
+    EXPECT_EQ(manager("Reconfigure", "a{sv}", 0).error,
+              "org.mpathd.Multipath1.Error.NotAuthorized");
+    polkitMock("ReleaseHangingCalls");
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+TEST_F(Bus, NoMoreAuthorizationsWaitThanTheDaemonKeepsWhateverTheCallers) {
+    // A user may open many connections: all of them together may not have
+    // more checks waiting than the daemon keeps, below what the bus lets
+    // one connection wait for (128 replies on the system bus).
+    startPolkit();
+    polkitMock("SimulateHangActions", {"org.mpathd.multipath1.modify-map"}, true);
+    auto flood = std::async(std::launch::async, [this] {
+        std::vector<sd_bus *> buses;
+        std::vector<std::string> messages;
+        for (int c = 0; c < 9; ++c) {
+            buses.push_back(connect());
+            for (int i = 0; i < 8; ++i)
+                (void)sd_bus_call_method_async(
+                    buses.back(), nullptr, kName, mpathd::BusService::mapPath(kMapA).c_str(),
+                    "org.mpathd.Multipath1.Map", "Reload",
+                    [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                        const sd_bus_error *e = sd_bus_message_get_error(m);
+                        static_cast<std::vector<std::string> *>(u)->push_back(
+                            std::string(e ? e->name : "") + ": " +
+                            (e && e->message ? e->message : ""));
+                        return 0;
+                    },
+                    &messages, "a{sv}", 0);
+        }
+        for (int i = 0; i < 250 && messages.size() < 8; ++i)
+            for (sd_bus *b : buses) {
+                while (sd_bus_process(b, nullptr) > 0) {
+                }
+                (void)sd_bus_wait(b, 2000);
+            }
+        for (sd_bus *b : buses)
+            sd_bus_flush_close_unref(b);
+        return messages;
+    });
+    for (int i = 0; i < 2000 && flood.wait_for(0ms) != std::future_status::ready; ++i)
+        h_.advance(20ms);
+    const auto messages = flood.get();
+    // 72 calls: 64 wait for polkit, the other 8 are answered at once.
+    ASSERT_EQ(messages.size(), 8u);
+    for (const auto &m : messages)
+        EXPECT_EQ(m, "org.mpathd.Multipath1.Error.Busy: 64 authorizations are waiting already, "
+                     "the most the daemon keeps; try again later");
+    polkitMock("ReleaseHangingCalls");
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+}
+
+namespace {
+
+/// A call the daemon must refuse, and what it must answer.
+struct BadCall {
+    std::string path, interface, method, signature;
+    std::string args;  ///< a Python list
+    std::string error; ///< the error name
+    std::string says;  ///< what the message names
+};
+
+} // namespace
+
+TEST_F(Bus, BadInputToAnyMethodIsANamedErrorThatChangesNothing) {
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    const std::string invalid = "org.mpathd.Multipath1.Error.InvalidArgument";
+    const std::string invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs";
+    const std::string unknownObject = "org.freedesktop.DBus.Error.UnknownObject";
+    const std::string huge = "'x' * (1 << 20)"; // 1 MiB
+    std::vector<BadCall> bad;
+    // Every method: the wrong types, or no options at all. sd-bus checks
+    // the signature against the vtable before the daemon sees the call.
+    for (const auto &m : methodNames(mpath_test::readFile(MPATHD_INTERFACE_XML))) {
+        const std::string iface = "org.mpathd.Multipath1." + m.substr(0, m.find('.'));
+        const std::string name = m.substr(m.find('.') + 1);
+        const std::string path = iface == kManagerIface ? kManagerObject
+                                 : iface == kMapIface   ? mapA
+                                                        : sdc;
+        bad.push_back({path, iface, name, "i", "[1]", invalidArgs, ""});
+        bad.push_back({path, iface, name, "sa{sv}b", "['sdb', {}, True]", invalidArgs, ""});
+        // An object that does not exist.
+        if (iface != kManagerIface)
+            bad.push_back({iface == kMapIface ? mpathd::BusService::mapPath("nosuchwwid")
+                                              : mpathd::BusService::pathPath("sdz"),
+                           iface, name, "a{sv}", "[{}]", unknownObject, ""});
+    }
+    // Strings: empty, 1 MiB, a line break, other control characters.
+    for (const auto &[path, iface, method] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {kManagerObject, kManagerIface, "ResolveDevice"},
+             {kManagerObject, kManagerIface, "AddPath"},
+             {kManagerObject, kManagerIface, "RemovePath"},
+             {mapA, kMapIface, "SetNoPathRetry"},
+             {mapA, kMapIface, "SetPathSelector"}}) {
+        bad.push_back({path, iface, method, "sa{sv}", "['', {}]", invalid, "is empty"});
+        bad.push_back({path, iface, method, "sa{sv}", "[" + huge + ", {}]", invalid,
+                       "is 1048576 bytes long"});
+        bad.push_back({path, iface, method, "sa{sv}", "['sdb\\n', {}]", invalid,
+                       "has a control character (0x0a)"});
+        bad.push_back({path, iface, method, "sa{sv}", "['5\\tqueue', {}]", invalid,
+                       "has a control character (0x09)"});
+    }
+    // Options: an unknown key, a huge one, persist of the wrong type, and
+    // persist where the method takes none.
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {'force': True}]", invalid,
+                   "unknown option 'force'; known: persist"});
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {" + huge + ": True}]",
+                   invalid, "unknown option 'xxxxxxxx"});
+    bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}", "[5, {'persist': 'yes'}]",
+                   invalid, "option 'persist' takes a boolean"});
+    bad.push_back({mapA, kMapIface, "Reload", "a{sv}", "[{'persist': True}]", invalid,
+                   "unknown option 'persist'; this method takes none"});
+    // Each setting out of its range, as the configuration would refuse it.
+    for (const char *v : {"-1", "sometimes", "99999999999", "5 queue", "queue "})
+        bad.push_back({mapA, kMapIface, "SetNoPathRetry", "sa{sv}",
+                       std::string("['") + v + "', {}]", invalid, "for no_path_retry"});
+    for (const char *v : {"51", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SetPgInitRetries", "ua{sv}",
+                       std::string("[") + v + ", {}]", invalid, "from 0 to 50"});
+    for (const char *v : {"60001", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SetPgInitDelayMsecs", "ua{sv}",
+                       std::string("[") + v + ", {}]", invalid, "from 0 to 60000"});
+    for (const char *v :
+         {"fastest", "service-time 3", "service-time 0 extra", "round-robin 2 a b",
+          "historical-service-time 1 5000", "historical-service-time 3 1 2 3",
+          "historical-service-time 1 -1", "queue-length 1 \\\\", "service-time\\xa00"})
+        bad.push_back({mapA, kMapIface, "SetPathSelector", "sa{sv}",
+                       std::string("['") + v + "', {}]", invalid, "for path_selector"});
+    // A group that is not one of the map's.
+    for (const char *v : {"0", "3", "4294967295"})
+        bad.push_back({mapA, kMapIface, "SwitchPathGroup", "ua{sv}", std::string("[") + v + ", {}]",
+                       invalid, "there is no group"});
+
+    h_.advance(6s); // every path checked: what the state says stays
+    h_.clearCalls();
+    const auto confd = std::filesystem::path(h_.root()) / "etc/mpathd/conf.d";
+    const auto before = service_->objects();
+    std::vector<ProcessCall> calls;
+    for (const auto &b : bad)
+        calls.push_back({b.path, b.interface, b.method, b.signature, b.args});
+    const std::vector<Reply> replies = callsFromProcess(false, calls);
+    ASSERT_EQ(replies.size(), bad.size());
+    for (size_t i = 0; i < bad.size(); ++i) {
+        const BadCall &b = bad[i];
+        const Reply &r = replies[i];
+        const std::string what = b.method + "(" + b.args.substr(0, 80) + ")";
+        // (A message is printed cut short: some of these arguments are 1 MiB.)
+        const std::string said = r.message.substr(0, 300);
+        EXPECT_EQ(r.error, b.error) << what << ": " << said;
+        EXPECT_NE(r.message.find(b.says), std::string::npos) << what << ": " << said;
+        EXPECT_LT(r.message.size(), 1000u) << what << ": the message repeats the argument";
+    }
+    h_.settle();
+    EXPECT_TRUE(h_.calls().empty()) << h_.calls().front();
+    EXPECT_FALSE(std::filesystem::exists(confd));
+    EXPECT_TRUE(service_->objects() == before) << "the state changed";
+    // The daemon is alive and answers reads.
+    EXPECT_EQ(mapProperty(kMapA, "Name"), kMapA);
+}
+
+TEST_F(Bus, WhatAMethodChangedIsSignalledBeforeItsReply) {
+    // A client that watches PropertiesChanged and acts on the reply sees
+    // the new selector announced first, not 100 ms after the reply.
+    const std::string mapA = mpathd::BusService::mapPath(kMapA);
+    auto order = onClient([mapA](sd_bus *b) {
+        std::vector<std::string> seen;
+        (void)sd_bus_match_signal(
+            b, nullptr, kName, mapA.c_str(), "org.freedesktop.DBus.Properties", "PropertiesChanged",
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                const char *iface = nullptr;
+                if (sd_bus_message_read(m, "s", &iface) < 0 ||
+                    sd_bus_message_enter_container(m, 'a', "{sv}") < 0)
+                    return 0;
+                while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                    const char *name = nullptr;
+                    (void)sd_bus_message_read(m, "s", &name);
+                    if (name && std::string(name) == "Selector")
+                        static_cast<std::vector<std::string> *>(u)->push_back("signal");
+                    (void)sd_bus_message_skip(m, "v");
+                    (void)sd_bus_message_exit_container(m);
+                }
+                return 0;
+            },
+            &seen);
+        (void)sd_bus_call_method_async(
+            b, nullptr, kName, mapA.c_str(), "org.mpathd.Multipath1.Map", "SetPathSelector",
+            [](sd_bus_message *m, void *u, sd_bus_error *) -> int {
+                static_cast<std::vector<std::string> *>(u)->push_back(
+                    sd_bus_message_is_method_error(m, nullptr) ? "error" : "reply");
+                return 0;
+            },
+            &seen, "sa{sv}", "round-robin 0", 0);
+        // Until the reply, then a little longer for a signal that follows.
+        auto until = std::chrono::steady_clock::now() + 20s;
+        bool replied = false;
+        while (std::chrono::steady_clock::now() < until) {
+            while (sd_bus_process(b, nullptr) > 0) {
+            }
+            if (!replied && std::find(seen.begin(), seen.end(), "reply") != seen.end()) {
+                replied = true;
+                until = std::chrono::steady_clock::now() + 500ms;
+            }
+            (void)sd_bus_wait(b, 20000);
+        }
+        return seen;
+    });
+    EXPECT_EQ(order, (std::vector<std::string>{"signal", "reply"}));
 }

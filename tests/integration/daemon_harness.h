@@ -19,6 +19,7 @@
 #include <mpath/testing/scripted_checkers.h>
 #include <mpath/testing/serialized_device_mapper.h>
 #include <mpath/testing/sysfs_tree_builder.h>
+#include <optional>
 #include <string>
 #include <sys/sysmacros.h>
 #include <vector>
@@ -94,6 +95,9 @@ public:
         udev_->inject(d);
     }
 
+    /// A uevent as given.
+    void injectDevice(mpath::discovery::UdevDevice d) { udev_->inject(std::move(d)); }
+
     /// Like inject(), but the event is lost (the monitor's buffer was full).
     void lose(const std::string &action, const std::string &name) {
         mpath::discovery::UdevDevice d;
@@ -135,7 +139,8 @@ public:
         env.prio = mpath::prio::Context::noDevices();
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
         env.lmpathAvailable = [lmpath] { return lmpath; };
-        env.executor = {4, 4};
+        env.dmLane = {4, 4, 4};
+        env.ioLane = {4, 4};
         daemon_ = std::make_unique<mpathd::Daemon>(std::move(env));
         auto r = daemon_->start();
         ASSERT_TRUE(r) << r.error().message;
@@ -151,6 +156,19 @@ public:
         for (auto &d : devices.value())
             udev_->addDevice(d);
         start();
+    }
+
+    /// Daemon::reconfigure(), its answer waited for (it reads the files off
+    /// the loop).
+    mpath::Result<void> reconfigure() {
+        std::optional<mpath::Result<void>> r;
+        daemon_->reconfigure([&](mpath::Result<void> x) { r = std::move(x); });
+        for (int i = 0; i < 400 && !r; ++i) {
+            drain();
+            if (!r)
+                loop_.advance(10ms);
+        }
+        return r ? *r : mpath::Result<void>(mpath::Error{ETIMEDOUT, "no answer"});
     }
 
     /// Moves the clock in small steps until \a pred holds, at most \a limit.
@@ -185,10 +203,39 @@ public:
         }
     }
 
-    /// Dispatches until nothing answers within a few milliseconds.
+    /// Dispatches until nothing answers within a few milliseconds. udev
+    /// broadcasts the uevents of the maps' changes meanwhile, unless
+    /// holdUdev() said not to.
     void drain() {
-        while (loop_.dispatch(5ms)) {
+        for (;;) {
+            while (loop_.dispatch(5ms)) {
+            }
+            if (udevHeld_ || !broadcastMapEvents())
+                return;
         }
+    }
+
+    /// udev holds (true) or broadcasts again (false) the uevents of the
+    /// maps' creates and reloads.
+    void holdUdev(bool hold) { udevHeld_ = hold; }
+
+    /// Broadcasts the uevents of the maps' changes so far. \return whether
+    /// there were any
+    bool broadcastMapEvents() {
+        auto events = dm_->with([](mpath::dm::DeviceMapper &dm) {
+            return static_cast<mpath::testing::FakeDeviceMapper &>(dm).takeUdevEvents();
+        });
+        for (const auto &e : events) {
+            mpath::discovery::UdevDevice d;
+            d.sysname = "dm-0";
+            d.subsystem = "block";
+            d.devtype = "disk";
+            d.action = "change";
+            d.properties = {
+                {"DM_UUID", e.uuid}, {"DM_NAME", e.name}, {"DM_COOKIE", std::to_string(e.cookie)}};
+            udev_->inject(d);
+        }
+        return !events.empty();
     }
 
     /// The calls of the fake device-mapper that changed something.
@@ -265,6 +312,7 @@ private:
     bool pendingCoalesce() const { return false; }
 
     unsigned nextLun_{0};
+    bool udevHeld_{false};
     mpath_test::TempDir dir_{"mpathd-test"};
     mpath::testing::ManualLoop loop_;
     std::unique_ptr<mpath::testing::FakeUdev> udev_{std::make_unique<mpath::testing::FakeUdev>()};

@@ -278,7 +278,7 @@ TEST(Daemon, ReconfigureReloadsOnlyTheMapWhoseTableChanges) {
     h.clearCalls();
     h.config(std::string(kTwoMapsConfig) + "multipaths {\n multipath {\n wwid 36001405bbbb\n"
                                            " path_selector \"queue-length 0\"\n }\n}\n");
-    ASSERT_TRUE(h.daemon().reconfigure());
+    ASSERT_TRUE(h.reconfigure());
     h.settle();
     EXPECT_EQ(h.count("reload "), 1u) << h.logText();
     EXPECT_TRUE(h.called("reload 36001405bbbb"));
@@ -291,7 +291,7 @@ TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     startWithTwoMaps(h);
     h.clearCalls();
     h.config("defaults {\n path_selector \"queue-length 0\"\n}\nblacklist {\n wwid \"[\"\n}\n");
-    auto r = h.daemon().reconfigure();
+    auto r = h.reconfigure();
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message.find("mpathd.conf:5:"), std::string::npos) << r.error().message;
     h.settle();

@@ -35,22 +35,49 @@ protected:
 };
 
 TEST_F(MpathctlBusTest, ShowTopologyPrintsEveryMapWithItsGroupsAndPaths) {
+    // What a user sees once every path has been checked: the first checks
+    // run on workers and answer in their own time ("unchecked" before).
+    ASSERT_TRUE(h_.advanceUntil(
+        [this] {
+            for (const char *p : {"sdb", "sdc", "sdd", "sde"}) {
+                auto *v = published(mpathd::BusService::pathPath(p), "CheckerState");
+                if (!v || std::get<std::string>(*v) != "up")
+                    return false;
+            }
+            return true;
+        },
+        10s))
+        << h_.logText();
+    // Each map shows the node it got; which map got dm-0 depends on which
+    // creation ended first, which the workers decide.
+    auto node = [this](const char *wwid) {
+        auto *v = published(mpathd::BusService::mapPath(wwid), "BlockDevice");
+        const std::string dev = v ? std::get<std::string>(*v) : "";
+        return dev.rfind("/dev/", 0) == 0 ? dev.substr(5) : "(no node: '" + dev + "')";
+    };
+    const std::string a = node(kMapA), b = node(kMapB);
+    EXPECT_NE(a, b);
+    EXPECT_TRUE((a == "dm-0" && b == "dm-1") || (a == "dm-1" && b == "dm-0")) << a << " " << b;
     std::string out;
     ASSERT_EQ(mpathctl("--color=never show topology", &out), 0) << out;
-    // Named by their WWIDs (no user_friendly_names); the groups' priorities
-    // are their paths' (prio sysfs: 50 optimized, 1 standby).
-    EXPECT_EQ(out, "36001405aaaa dm-0 ACME,Array\n"
-                   "size=1.0M features='0' hwhandler='0' target=multipath\n"
-                   "|-+- policy='service-time 0' prio=50 status=enabled\n"
-                   "| `- sdb 8:16 active up\n"
-                   "`-+- policy='service-time 0' prio=1 status=enabled\n"
-                   "  `- sdc 8:32 active up\n"
-                   "36001405bbbb dm-1 ACME,Array\n"
-                   "size=1.0M features='0' hwhandler='0' target=multipath\n"
-                   "|-+- policy='service-time 0' prio=50 status=enabled\n"
-                   "| `- sdd 8:48 active up\n"
-                   "`-+- policy='service-time 0' prio=1 status=enabled\n"
-                   "  `- sde 8:64 active up\n");
+    // Named by their WWIDs (no user_friendly_names), in name order; the
+    // groups' priorities are their paths' (prio sysfs: 50 optimized, 1
+    // standby).
+    EXPECT_EQ(out, "36001405aaaa " + a +
+                       " ACME,Array\n"
+                       "size=1.0M features='0' hwhandler='0' target=multipath\n"
+                       "|-+- policy='service-time 0' prio=50 status=enabled\n"
+                       "| `- sdb 8:16 active up\n"
+                       "`-+- policy='service-time 0' prio=1 status=enabled\n"
+                       "  `- sdc 8:32 active up\n"
+                       "36001405bbbb " +
+                       b +
+                       " ACME,Array\n"
+                       "size=1.0M features='0' hwhandler='0' target=multipath\n"
+                       "|-+- policy='service-time 0' prio=50 status=enabled\n"
+                       "| `- sdd 8:48 active up\n"
+                       "`-+- policy='service-time 0' prio=1 status=enabled\n"
+                       "  `- sde 8:64 active up\n");
 }
 
 TEST_F(MpathctlBusTest, ShowMapsJsonListsBothMapsWithTheirPaths) {

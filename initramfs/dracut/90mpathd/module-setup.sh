@@ -21,7 +21,7 @@ depends() {
 
 installkernel() {
 	hostonly='' instmods dm-lmpath dm-multipath dm-round-robin dm-queue-length dm-service-time \
-		dm-historical-service-time scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw
+		dm-historical-service-time scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw sg
 }
 
 install() {

@@ -58,6 +58,7 @@ typedef u64 sector_t;
 #define __user
 #define __must_check
 #define __maybe_unused __attribute__((unused))
+#define noinline __attribute__((noinline))
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
@@ -122,6 +123,8 @@ static inline bool IS_ERR_OR_NULL(const void *ptr) { return !ptr || IS_ERR(ptr);
 					    __ATOMIC_SEQ_CST);                             \
 		_o;                                                                                \
 	})
+#define try_cmpxchg(p, po, n)                                                                      \
+	__atomic_compare_exchange_n((p), (po), (n), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #define cpu_relax() barrier()
 
 /* ---- bitops on unsigned long words */

@@ -79,6 +79,16 @@ struct lmpath_user_hooks {
 	 * "fail work", "queued io", "event", "nopath timer".
 	 */
 	void (*flush)(void *ctx, const char *what);
+	/*
+	 * Path failure and reinstatement (lmpath.h): queue path @path's
+	 * failure report (the test runs it with lmpath_user_report_failure());
+	 * a PATH_FAILED (@failed) or PATH_REINSTATED uevent; the table event;
+	 * the no-path timer armed (@arm) or stopped.
+	 */
+	void (*queue_fail_work)(void *ctx, const char *path);
+	void (*path_event)(void *ctx, bool failed, const char *path, int nr_valid);
+	void (*table_event)(void *ctx);
+	void (*nopath_timer)(void *ctx, bool arm);
 	void *ctx;
 };
 void lmpath_user_set_hooks(const struct lmpath_user_hooks *hooks);
@@ -114,6 +124,35 @@ void lmpath_user_stop(struct lmpath *m);
 /* path @name failed by message; its activation ended well (pg_init_done) */
 void lmpath_user_fail_path(struct lmpath *m, const char *name);
 void lmpath_user_pg_init_done(struct lmpath *m, const char *name);
+
+/*
+ * lmpath-path.c's failure and reinstatement, as lmpath-target.c calls
+ * them: an I/O on path @name ended with a path error (request mode's
+ * end_io); its queued failure report runs; the fail_path and
+ * reinstate_path messages.
+ */
+void lmpath_user_io_error(struct lmpath *m, const char *name);
+void lmpath_user_report_failure(struct lmpath *m, const char *name);
+void lmpath_user_fail_path_message(struct lmpath *m, const char *name);
+void lmpath_user_reinstate_path(struct lmpath *m, const char *name);
+/*
+ * Bio mode's end_io for @io, mapped and now failed with a path error:
+ * afterwards LMPATH_USER_IO_QUEUED (handed to the drain work) or
+ * LMPATH_USER_IO_FAILED.  Once queued, the drain may complete @io at any
+ * time; the map must not be touched through @io afterwards.
+ */
+void lmpath_user_end_io_error(struct lmpath *m, struct lmpath_user_io *io);
+int lmpath_user_nr_valid_paths(struct lmpath *m);
+int lmpath_user_path_usable(struct lmpath *m, const char *name);
+unsigned int lmpath_user_fail_count(struct lmpath *m, const char *name);
+int lmpath_user_queue_if_no_path(struct lmpath *m);
+/*
+ * pg_init_done() for an activation of path @name that asks for a retry
+ * (SCSI_DH_RETRY below the retry limit: pg_init is required again).
+ */
+void lmpath_user_pg_init_retry(struct lmpath *m, const char *name);
+/* current_path is NULL or a path of current_pg (read under the lock) */
+int lmpath_user_current_pair_consistent(struct lmpath *m);
 
 #ifdef __cplusplus
 }

@@ -40,11 +40,29 @@ std::vector<std::string> Checker::names() {
     return {"tur", "directio", "readsector0", "none"};
 }
 
-sys::Executor::JobId startCheck(sys::Executor &executor, const Checker &checker,
-                                std::chrono::milliseconds timeout,
-                                std::function<void(CheckOutcome)> done) {
+CheckOutcome outcomeOfError(const Error &error) {
+    using model::CheckerState;
+    switch (error.code) {
+    case ETIMEDOUT:
+        return {CheckerState::Timeout, error.message};
+    case EBUSY:
+        return {CheckerState::Timeout, "the previous check is still in the kernel"};
+    case EAGAIN:
+        return {CheckerState::Unchecked, "not checked: " + error.message};
+    default:
+        return {CheckerState::Down, error.message};
+    }
+}
+
+void Checker::start(CheckIo io, std::chrono::milliseconds timeout,
+                    std::function<void(CheckOutcome)> done) const {
+    startCheckJob(io.executor, *this, timeout, std::move(done));
+}
+
+void startCheckJob(sys::Executor &executor, const Checker &checker,
+                   std::chrono::milliseconds timeout, std::function<void(CheckOutcome)> done) {
     auto job = checker.job(timeout);
-    return executor.run<CheckOutcome>(
+    executor.run<CheckOutcome>(
         checker.devnode(), timeout,
         [job = std::move(job)]() -> Result<CheckOutcome> { return job(); },
         [done = std::move(done), timeout](Result<CheckOutcome> r) {
@@ -72,6 +90,11 @@ sys::Executor::JobId startCheck(sys::Executor &executor, const Checker &checker,
         });
 }
 
+void startCheck(CheckIo io, const Checker &checker, std::chrono::milliseconds timeout,
+                std::function<void(CheckOutcome)> done) {
+    checker.start(io, timeout, std::move(done));
+}
+
 CheckOutcome checkNow(const Checker &checker, std::chrono::milliseconds timeout) {
     auto loop = sys::SdEventLoop::create();
     if (!loop)
@@ -81,7 +104,8 @@ CheckOutcome checkNow(const Checker &checker, std::chrono::milliseconds timeout)
         // One worker, no stuck spares: a hung check is left behind when
         // this returns.
         sys::Executor executor(**loop, {1, 0});
-        startCheck(executor, checker, timeout, [&](CheckOutcome o) { outcome = std::move(o); });
+        startCheck({**loop, executor, nullptr}, checker, timeout,
+                   [&](CheckOutcome o) { outcome = std::move(o); });
         while (!outcome)
             if (auto r = (*loop)->runOnce(std::chrono::seconds(1)); !r)
                 return {model::CheckerState::Down, r.error().message};

@@ -11,6 +11,8 @@ public:
     explicit DirectioChecker(std::string devnode) : Checker(std::move(devnode)) {}
     std::string_view name() const override { return "directio"; }
     std::function<CheckOutcome()> job(std::chrono::milliseconds timeout) const override;
+    void start(CheckIo io, std::chrono::milliseconds timeout,
+               std::function<void(CheckOutcome)> done) const override;
 };
 
 } // namespace mpath::checkers

@@ -15,4 +15,9 @@ std::function<CheckOutcome()> Readsector0Checker::job(std::chrono::milliseconds 
     };
 }
 
+void Readsector0Checker::start(CheckIo io, std::chrono::milliseconds timeout,
+                               std::function<void(CheckOutcome)> done) const {
+    startScsiOrJob(io, *this, {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 4096, timeout, std::move(done));
+}
+
 } // namespace mpath::checkers

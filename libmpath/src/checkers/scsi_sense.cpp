@@ -128,4 +128,47 @@ CheckOutcome runScsiCheck(const std::string &devnode, std::span<const uint8_t> c
     return o;
 }
 
+namespace {
+
+void scsiAttempt(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
+                 size_t transferLength, std::chrono::milliseconds timeout, int attemptsLeft,
+                 std::function<void(CheckOutcome)> done) {
+    std::vector<uint8_t> command = cdb;
+    io.scsi(devnode, std::move(command), transferLength, timeout,
+            [&io, devnode, cdb = std::move(cdb), transferLength, timeout, attemptsLeft,
+             done = std::move(done)](Result<sys::ScsiCompletion> c, std::vector<uint8_t>) mutable {
+                if (!c) {
+                    done(outcomeOfError(c.error()));
+                    return;
+                }
+                bool retry = false;
+                CheckOutcome o = decodeScsiCompletion(*c, retry);
+                if (retry && attemptsLeft > 1) {
+                    scsiAttempt(io, devnode, std::move(cdb), transferLength, timeout,
+                                attemptsLeft - 1, std::move(done));
+                    return;
+                }
+                done(std::move(o));
+            });
+}
+
+} // namespace
+
+void startScsiCheck(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
+                    size_t transferLength, std::chrono::milliseconds timeout,
+                    std::function<void(CheckOutcome)> done) {
+    scsiAttempt(io, devnode, std::move(cdb), transferLength, timeout, 3, std::move(done));
+}
+
+void startScsiOrJob(CheckIo io, const Checker &checker, std::vector<uint8_t> cdb,
+                    size_t transferLength, std::chrono::milliseconds timeout,
+                    std::function<void(CheckOutcome)> done) {
+    if (io.pathIo && io.pathIo->sgNode(checker.devnode())) {
+        startScsiCheck(*io.pathIo, checker.devnode(), std::move(cdb), transferLength, timeout,
+                       std::move(done));
+        return;
+    }
+    startCheckJob(io.executor, checker, timeout, std::move(done));
+}
+
 } // namespace mpath::checkers

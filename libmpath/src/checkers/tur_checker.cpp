@@ -15,4 +15,9 @@ std::function<CheckOutcome()> TurChecker::job(std::chrono::milliseconds timeout)
     };
 }
 
+void TurChecker::start(CheckIo io, std::chrono::milliseconds timeout,
+                       std::function<void(CheckOutcome)> done) const {
+    startScsiOrJob(io, *this, {0x00, 0, 0, 0, 0, 0}, 0, timeout, std::move(done));
+}
+
 } // namespace mpath::checkers

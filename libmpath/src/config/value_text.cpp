@@ -1,5 +1,6 @@
 #include "config/value_text.h"
 
+#include "mpath/dm/features.h"
 #include "mpath/dm/selectors.h"
 
 #include <algorithm>
@@ -206,6 +207,12 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
     std::string err = parseCounted(kw, text, words);
     if (!err.empty())
         return err;
+    // The words go to the kernel as they are: one it does not know, or an
+    // argument out of its range, would keep every map that has them from
+    // being made.
+    if (auto r = dm::checkFeatures(words); !r)
+        return "invalid value '" + text + "' for " + std::string(kw) + ": " + r.error().message +
+               "; accepted: a word count followed by features of " + dm::featureNames();
     out = std::move(words);
     return {};
 }
@@ -227,6 +234,11 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
         return invalidValue(kw, text,
                             "0 (none), or a handler: \"1 alua\", \"1 rdac\", \"1 emc\", "
                             "\"1 hp_sw\"");
+    for (size_t i = 1; i < words.size(); ++i)
+        if (!dm::isTableWord(words[i]))
+            return invalidValue(kw, text,
+                                "handler arguments the kernel takes as they are written (no "
+                                "backslash, control or non-ASCII blank bytes)");
     out.name = words[0];
     out.args.assign(words.begin() + 1, words.end());
     return {};
@@ -247,6 +259,11 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
         if (!parseUnsigned(words[1], count) || count != words.size() - 2)
             return invalidValue(kw, text, accepted);
         ps.args.assign(words.begin() + 2, words.end());
+        // The kernel refuses what the selector does not take, or takes and
+        // prints back otherwise: either way every plan of the map fails or
+        // reloads it again.
+        if (auto r = dm::checkSelectorArgs(*facts, ps.args); !r)
+            return "invalid value '" + text + "' for " + std::string(kw) + ": " + r.error().message;
     }
     out = std::move(ps);
     return {};

@@ -1,6 +1,7 @@
 #include "mpath/dm/table.h"
 
 #include "dm/table_tokens.h"
+#include "mpath/dm/features.h"
 #include "mpath/dm/selectors.h"
 
 #include <cerrno>
@@ -26,13 +27,9 @@ Error invalid(std::string message) {
     return Error{EINVAL, std::move(message)};
 }
 
+/// A word the kernel splits out of the table as it is (dm_split_args()).
 bool isWord(const std::string &s) {
-    if (s.empty())
-        return false;
-    for (char c : s)
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0')
-            return false;
-    return true;
+    return isTableWord(s);
 }
 
 void appendWords(std::string &out, const std::vector<std::string> &words) {
@@ -73,14 +70,15 @@ Result<std::string> buildTable(const Map &map) {
                        " feature words; the target takes at most 8");
     for (const auto &f : map.features)
         if (!isWord(f))
-            return invalid("feature '" + f + "' is empty or contains whitespace");
+            return invalid("feature '" + f + "' is empty or has a blank or a backslash");
     if (map.hwHandler.empty() && !map.hwHandlerArgs.empty())
         return invalid("hardware handler arguments given without a hardware handler");
     if (!map.hwHandler.empty() && !isWord(map.hwHandler))
-        return invalid("hardware handler '" + map.hwHandler + "' contains whitespace");
+        return invalid("hardware handler '" + map.hwHandler + "' has a blank or a backslash");
     for (const auto &a : map.hwHandlerArgs)
         if (!isWord(a))
-            return invalid("hardware handler argument '" + a + "' is empty or contains whitespace");
+            return invalid("hardware handler argument '" + a +
+                           "' is empty or has a blank or a backslash");
     if (map.hwHandlerArgs.size() + 1 > maxHwHandlerArgs)
         return invalid("too many hardware handler arguments");
     if (map.groups.size() > maxGroups)
@@ -112,7 +110,7 @@ Result<std::string> buildTable(const Map &map) {
         for (const auto &a : g.selectorArgs)
             if (!isWord(a))
                 return invalid(where + "selector argument '" + a +
-                               "' is empty or contains whitespace");
+                               "' is empty or has a blank or a backslash");
         if (g.paths.empty())
             return invalid(where + "has no paths; the target needs at least one per group");
         if (g.paths.size() > maxPaths)
@@ -124,7 +122,8 @@ Result<std::string> buildTable(const Map &map) {
                            " per-path arguments, " + std::to_string(g.pathArgs.size()) + " given");
         for (const auto &a : g.pathArgs)
             if (!isWord(a))
-                return invalid(where + "path argument '" + a + "' is empty or contains whitespace");
+                return invalid(where + "path argument '" + a +
+                               "' is empty or has a blank or a backslash");
 
         out += ' ' + g.selector + ' ' + std::to_string(g.selectorArgs.size());
         appendWords(out, g.selectorArgs);
@@ -140,7 +139,7 @@ Result<std::string> buildTable(const Map &map) {
             for (const auto &a : p.pathArgs)
                 if (!isWord(a))
                     return invalid(where + "path argument '" + a +
-                                   "' is empty or contains whitespace");
+                                   "' is empty or has a blank or a backslash");
             out += ' ' + p.devtString();
             appendWords(out, p.pathArgs.empty() ? g.pathArgs : p.pathArgs);
         }

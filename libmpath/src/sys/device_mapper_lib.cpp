@@ -71,19 +71,8 @@ Result<void> runAndWait(DmTask &t, const char *op, const std::string &name) {
     return ok();
 }
 
-Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const std::string &name) {
-    DmTask t(type);
-    if (auto r = prepare(t, op, name); !r)
-        return r.error();
-    if (type == DM_DEVICE_STATUS || type == DM_DEVICE_TABLE)
-        (void)dm_task_no_flush(t.get()); // don't wait for queued I/O to read a status
-    if (auto r = run(t, op, name); !r)
-        return r.error();
-    struct dm_info i {};
-    if (!dm_task_get_info(t.get(), &i))
-        return failure(op, name, EIO);
-    if (!i.exists)
-        return failure(op, name, ENXIO);
+/// The target lines of a run TABLE or STATUS task.
+std::vector<dm::TargetLine> targetsOf(DmTask &t) {
     std::vector<dm::TargetLine> targets;
     void *next = nullptr;
     do {
@@ -100,6 +89,42 @@ Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const 
         targets.push_back(dm::TargetLine{start, length, ttype, std::move(text)});
     } while (next);
     return targets;
+}
+
+/// Runs a TABLE or STATUS task for \a name; \a info gets its dm_info.
+Result<std::vector<dm::TargetLine>> readTargets(int type, const char *op, const std::string &name,
+                                                struct dm_info *info = nullptr) {
+    DmTask t(type);
+    if (auto r = prepare(t, op, name); !r)
+        return r.error();
+    if (type == DM_DEVICE_STATUS || type == DM_DEVICE_TABLE)
+        (void)dm_task_no_flush(t.get()); // don't wait for queued I/O to read a status
+    if (auto r = run(t, op, name); !r)
+        return r.error();
+    struct dm_info i {};
+    if (!dm_task_get_info(t.get(), &i))
+        return failure(op, name, EIO);
+    if (!i.exists)
+        return failure(op, name, ENXIO);
+    if (info)
+        *info = i;
+    return targetsOf(t);
+}
+
+/// A resume that swaps in the inactive table (if any) with noflush and
+/// without freezing a file system, its udev cookie handed back.
+Result<dm::UdevCookie> resumeAsync(const std::string &name, uint16_t udevFlags) {
+    DmTask t(DM_DEVICE_RESUME);
+    if (auto r = prepare(t, "resume", name); !r)
+        return r.error();
+    (void)dm_task_no_flush(t.get());
+    (void)dm_task_skip_lockfs(t.get());
+    (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_CREATE); // see create()
+    if (!t.setCookie(udevFlags))
+        return failure("resume", name, EIO);
+    if (auto r = run(t, "resume", name); !r)
+        return r.error(); // the task releases its cookie
+    return dm::UdevCookie{t.takeCookie()};
 }
 
 /// \a udevFlags go with a resume's uevent (DM_SUBSYSTEM_UDEV_FLAG0: a
@@ -288,6 +313,101 @@ Result<void> DeviceMapperLib::reload(const std::string &name,
     // map nor re-create its partitions: multipath-tools'
     // MPATH_UDEV_RELOAD_FLAG.
     return suspendResume(name, false, sameSize ? DM_SUBSYSTEM_UDEV_FLAG0 : 0);
+}
+
+Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
+                                                    const std::string &uuid,
+                                                    const std::vector<dm::TargetLine> &targets) {
+    if (targets.empty())
+        return Error{EINVAL, "create " + name + ": no target lines"};
+    {
+        DmTask t(DM_DEVICE_CREATE);
+        if (auto r = prepare(t, "create", name); !r)
+            return r.error();
+        if (!uuid.empty() && !dm_task_set_uuid(t.get(), uuid.c_str()))
+            return Error{EINVAL, "create " + name + ": '" + uuid + "' is not a uuid"};
+        (void)dm_task_set_add_node(t.get(), DM_ADD_NODE_ON_RESUME);
+        if (int r = t.run(); r < 0) {
+            // The kernel says EBUSY for a taken name or uuid: which one,
+            // now that it matters.
+            if (r == -EBUSY && info(name))
+                return Error{EEXIST, "create " + name + ": a device of that name exists"};
+            if (r == -EBUSY && !uuid.empty())
+                return Error{EEXIST, "create " + name + ": a device with uuid " + uuid + " exists"};
+            return failure("create", name, -r);
+        }
+    }
+    Result<void> loaded = [&]() -> Result<void> {
+        DmTask t(DM_DEVICE_RELOAD);
+        if (auto r = prepare(t, "create", name); !r)
+            return r;
+        if (auto r = addTargets(t, "create", name, targets); !r)
+            return r;
+        return run(t, "create", name);
+    }();
+    if (!loaded) {
+        // Leave nothing behind: the empty device goes again.
+        DmTask rm(DM_DEVICE_REMOVE);
+        if (prepare(rm, "remove", name) && rm.setCookie(0))
+            (void)runAndWait(rm, "remove", name);
+        return loaded.error();
+    }
+    return resumeAsync(name, 0);
+}
+
+Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
+                                                    const std::vector<dm::TargetLine> &targets,
+                                                    bool resized) {
+    {
+        DmTask t(DM_DEVICE_RELOAD);
+        if (auto r = prepare(t, "reload", name); !r)
+            return r.error();
+        if (auto r = addTargets(t, "reload", name, targets); !r)
+            return r.error();
+        if (auto r = run(t, "reload", name); !r)
+            return r.error();
+    }
+    // The resume suspends (noflush), swaps and resumes; a reload that kept
+    // the size keeps the disk what it was: multipath-tools'
+    // MPATH_UDEV_RELOAD_FLAG, so udev's rules neither probe the map nor
+    // re-create its partitions.
+    auto cookie = resumeAsync(name, resized ? 0 : DM_SUBSYSTEM_UDEV_FLAG0);
+    if (!cookie) {
+        // Leave the live table alone and the inactive one cleared.
+        DmTask c(DM_DEVICE_CLEAR);
+        if (prepare(c, "clear", name))
+            (void)c.run();
+    }
+    return cookie;
+}
+
+Result<void> DeviceMapperLib::releaseCookie(dm::UdevCookie cookie, bool force) {
+    if (!cookie)
+        return ok();
+    // udev's rules that never ran would leave the wait below for good.
+    if (force)
+        (void)dm_udev_complete(cookie.value);
+    std::shared_lock<std::shared_mutex> lock(nodeListLock());
+    if (!dm_udev_wait(cookie.value))
+        return Error{EIO, "udev cookie " + std::to_string(cookie.value) + ": waiting failed"};
+    return ok();
+}
+
+Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>
+DeviceMapperLib::deviceStatus(const std::string &name) {
+    struct dm_info i {};
+    auto lines = readTargets(DM_DEVICE_STATUS, "status", name, &i);
+    if (!lines)
+        return lines.error();
+    dm::Device d;
+    d.name = name;
+    d.devt = makedev(i.major, i.minor);
+    d.suspended = i.suspended;
+    d.openCount = i.open_count > 0 ? static_cast<unsigned>(i.open_count) : 0;
+    d.eventNr = i.event_nr;
+    if (!lines->empty())
+        d.targetType = lines->front().type;
+    return std::make_pair(std::move(d), std::move(*lines));
 }
 
 Result<std::string> DeviceMapperLib::message(const std::string &name, uint64_t sector,

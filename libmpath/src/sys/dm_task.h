@@ -65,6 +65,15 @@ public:
         return waitLocked();
     }
 
+    /// Hands the cookie of a run task to the caller, who releases it
+    /// (DeviceMapperLib::releaseCookie()) instead of this task waiting.
+    uint32_t takeCookie() {
+        if (!cookieSet_)
+            return 0;
+        cookieSet_ = false;
+        return cookie_;
+    }
+
     /// wait(), for a caller that holds nodeListLock() already.
     int waitLocked() {
         if (!cookieSet_)

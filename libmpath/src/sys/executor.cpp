@@ -7,9 +7,9 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <pthread.h>
 #include <set>
 #include <sys/eventfd.h>
-#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -51,11 +51,14 @@ struct Executor::Core {
     std::unordered_map<JobId, std::shared_ptr<Job>> jobs MPATH_GUARDED_BY(mutex);
     std::set<std::string> busyKeys MPATH_GUARDED_BY(mutex);
     std::vector<Finished> finished MPATH_GUARDED_BY(mutex);
+    std::vector<JobId> started MPATH_GUARDED_BY(mutex); ///< not yet seen by the loop
     unsigned threads MPATH_GUARDED_BY(mutex) = 0;
     unsigned busy MPATH_GUARDED_BY(mutex) = 0;
     unsigned stuck MPATH_GUARDED_BY(mutex) = 0;
+    uint64_t startedCount MPATH_GUARDED_BY(mutex) = 0;
     uint64_t completed MPATH_GUARDED_BY(mutex) = 0;
     uint64_t timedOut MPATH_GUARDED_BY(mutex) = 0;
+    uint64_t neverStarted MPATH_GUARDED_BY(mutex) = 0;
     bool stopping MPATH_GUARDED_BY(mutex) = false;
     std::condition_variable_any threadExited;
 
@@ -71,9 +74,34 @@ struct Executor::Core {
         return nullptr;
     }
 
-    /// Starts a worker thread; the caller has counted it in threads.
-    static void startThread(const std::shared_ptr<Core> &core) {
-        std::thread([core] { core->workerLoop(); }).detach();
+    void wakeLoop() {
+        const uint64_t one = 1;
+        (void)!::write(wakeFd.get(), &one, sizeof(one));
+    }
+
+    /// Starts a worker thread, detached, with a small stack; the caller
+    /// has counted it in threads (and this uncounts it when no thread can
+    /// be made).
+    static void startThread(const std::shared_ptr<Core> &core) MPATH_REQUIRES(core->mutex) {
+        auto *arg = new std::shared_ptr<Core>(core);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, kStackSize);
+        pthread_t t;
+        const int r = pthread_create(
+            &t, &attr,
+            [](void *p) -> void * {
+                std::unique_ptr<std::shared_ptr<Core>> c(static_cast<std::shared_ptr<Core> *>(p));
+                (*c)->workerLoop();
+                return nullptr;
+            },
+            arg);
+        pthread_attr_destroy(&attr);
+        if (r != 0) {
+            delete arg;
+            --core->threads; // work waits for the threads there are
+        }
     }
 
     void workerLoop() MPATH_EXCLUDES(mutex) {
@@ -95,6 +123,9 @@ struct Executor::Core {
             if (!job->key.empty())
                 busyKeys.insert(job->key);
             ++busy;
+            ++startedCount;
+            started.push_back(job->id); // its running bound starts now
+            wakeLoop();
             mutex.unlock();
 
             Result<void> result = ok();
@@ -118,8 +149,7 @@ struct Executor::Core {
                 if (job->state == Job::State::Running) {
                     ++completed;
                     finished.push_back({job->id, std::move(result)});
-                    const uint64_t one = 1;
-                    (void)!::write(wakeFd.get(), &one, sizeof(one));
+                    wakeLoop();
                 }
             }
             wake.notify_all(); // its key is free
@@ -132,7 +162,10 @@ struct Executor::Core {
 struct Executor::LoopSide {
     struct Pending {
         std::function<void(Result<void>)> done;
-        EventLoop::SourcePtr deadline;
+        EventLoop::SourcePtr deadline; ///< the queued bound, then the running one
+        Limits limits{};
+        EventLoop::Clock::time_point submitted{};
+        bool running{false}; ///< the loop knows that it started
     };
     std::unordered_map<JobId, Pending> pending;
     JobId nextId{1};
@@ -175,8 +208,7 @@ Executor::~Executor() {
         core_->threadExited.wait(core_->mutex.native());
 }
 
-Executor::JobId Executor::submit(std::string key, std::chrono::milliseconds timeout,
-                                 std::function<void()> work,
+Executor::JobId Executor::submit(std::string key, Limits limits, std::function<void()> work,
                                  std::function<void(Result<void>)> done) {
     auto job = std::make_shared<Job>();
     job->id = side_->nextId++;
@@ -186,7 +218,9 @@ Executor::JobId Executor::submit(std::string key, std::chrono::milliseconds time
 
     LoopSide::Pending p;
     p.done = std::move(done);
-    p.deadline = loop_.addTimer(timeout, [this, id] { onDeadline(id); });
+    p.limits = limits;
+    p.submitted = loop_.now();
+    p.deadline = loop_.addTimer(limits.queued, [this, id] { onQueueDeadline(id); });
     side_->pending.emplace(id, std::move(p));
 
     MutexLock lock(core_->mutex);
@@ -221,10 +255,30 @@ void Executor::cancel(JobId id) {
     }
 }
 
-void Executor::onDeadline(JobId id) {
+void Executor::takeStarted() {
+    std::vector<JobId> started;
+    {
+        MutexLock lock(core_->mutex);
+        started.swap(core_->started);
+    }
+    for (JobId id : started) {
+        auto p = side_->pending.find(id);
+        if (p == side_->pending.end() || p->second.running)
+            continue; // cancelled, or answered already
+        p->second.running = true;
+        p->second.deadline =
+            loop_.addTimer(p->second.limits.running, [this, id] { onRunDeadline(id); });
+    }
+}
+
+void Executor::onQueueDeadline(JobId id) {
+    // A start the loop has not heard of yet: its running bound applies.
+    takeStarted();
     auto p = side_->pending.find(id);
-    if (p == side_->pending.end())
+    if (p == side_->pending.end() || p->second.running)
         return;
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(loop_.now() - p->second.submitted);
     Error why;
     {
         MutexLock lock(core_->mutex);
@@ -232,38 +286,56 @@ void Executor::onDeadline(JobId id) {
         if (it == core_->jobs.end())
             return; // it finished just now: its completion is on the way
         auto job = it->second;
-        if (job->state == Job::State::Queued) {
-            core_->queue.erase(std::find(core_->queue.begin(), core_->queue.end(), job));
-            core_->jobs.erase(it);
-            if (!job->key.empty() && core_->busyKeys.count(job->key))
-                why = Error{EBUSY, "not started before its deadline: an earlier job for " +
-                                       job->key + " still runs"};
-            else
-                why = Error{EAGAIN, "not started before its deadline: every worker was busy"};
-        } else {
-            job->state = Job::State::Abandoned;
-            job->timedOut = true;
-            --core_->busy;
-            ++core_->stuck;
-            ++core_->timedOut;
-            // Keep options.threads workers taking jobs while the stuck
-            // ones are few.
-            if (core_->stuck <= core_->options.maxStuckThreads &&
-                core_->threads - core_->stuck < core_->options.threads) {
-                ++core_->threads;
-                Core::startThread(core_);
-            }
-            why = Error{ETIMEDOUT, "no answer before its deadline"};
-        }
+        if (job->state != Job::State::Queued)
+            return; // it started after takeStarted(): its start is on the way
+        core_->queue.erase(std::find(core_->queue.begin(), core_->queue.end(), job));
+        core_->jobs.erase(it);
+        ++core_->neverStarted;
+        const std::string after = " (queued " + std::to_string(waited.count()) + " ms)";
+        if (!job->key.empty() && core_->busyKeys.count(job->key))
+            why =
+                Error{EBUSY, "not started: an earlier job for " + job->key + " still runs" + after};
+        else
+            why = Error{EAGAIN, "not started: every worker was busy" + after};
     }
     auto done = std::move(p->second.done);
     side_->pending.erase(p);
     done(std::move(why));
 }
 
+void Executor::onRunDeadline(JobId id) {
+    auto p = side_->pending.find(id);
+    if (p == side_->pending.end())
+        return;
+    {
+        MutexLock lock(core_->mutex);
+        auto it = core_->jobs.find(id);
+        if (it == core_->jobs.end())
+            return; // it finished just now: its completion is on the way
+        auto job = it->second;
+        job->state = Job::State::Abandoned;
+        job->timedOut = true;
+        --core_->busy;
+        ++core_->stuck;
+        ++core_->timedOut;
+        // Keep options.threads workers taking jobs while the stuck ones
+        // are few.
+        if (core_->stuck <= core_->options.maxStuckThreads &&
+            core_->threads - core_->stuck < core_->options.threads) {
+            ++core_->threads;
+            Core::startThread(core_);
+        }
+    }
+    auto done = std::move(p->second.done);
+    const auto ran = p->second.limits.running;
+    side_->pending.erase(p);
+    done(Error{ETIMEDOUT, "no answer within " + std::to_string(ran.count()) + " ms of starting"});
+}
+
 void Executor::onCompletions() {
     uint64_t count = 0;
     (void)!::read(core_->wakeFd.get(), &count, sizeof(count));
+    takeStarted();
     std::vector<Core::Finished> finished;
     {
         MutexLock lock(core_->mutex);
@@ -272,7 +344,7 @@ void Executor::onCompletions() {
     for (auto &f : finished) {
         auto p = side_->pending.find(f.id);
         if (p == side_->pending.end())
-            continue; // cancelled, or its deadline won
+            continue; // cancelled, or a bound passed first
         auto done = std::move(p->second.done);
         side_->pending.erase(p);
         done(std::move(f.result));
@@ -286,8 +358,10 @@ Executor::Stats Executor::stats() const {
     s.busy = core_->busy;
     s.stuck = core_->stuck;
     s.queued = core_->queue.size();
+    s.started = core_->startedCount;
     s.completed = core_->completed;
     s.timedOut = core_->timedOut;
+    s.neverStarted = core_->neverStarted;
     return s;
 }
 

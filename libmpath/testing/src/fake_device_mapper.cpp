@@ -3,6 +3,7 @@
 #include "mpath/dm/status.h"
 #include "mpath/dm/table.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <sstream>
 #include <sys/sysmacros.h>
@@ -156,6 +157,12 @@ Result<void> FakeDeviceMapper::reload(const std::string &name,
     auto it = devices_.find(name);
     if (it == devices_.end())
         return failure("reload", name, ENXIO);
+    // multipath and lmpath are immutable targets: the kernel loads no
+    // table of another type into a map that has one of theirs.
+    if (it->second.multipath && !targets.empty() && targets[0].type != it->second.dev.targetType)
+        return Error::fromErrno(EINVAL, "reload " + name +
+                                            ": can't replace immutable target type " +
+                                            it->second.dev.targetType);
     Device next = it->second;
     if (auto r = parseTargets("reload", name, targets, next); !r)
         return r;
@@ -306,6 +313,43 @@ Result<void> FakeDeviceMapper::resume(const std::string &name) {
     if (it == devices_.end())
         return failure("resume", name, ENXIO);
     it->second.dev.suspended = false;
+    return ok();
+}
+
+Result<dm::UdevCookie> FakeDeviceMapper::cookie(const std::string &name, uint16_t flags) {
+    // libdevmapper's cookies: 0x0D4D in the high half, a base in the low
+    // one; the uevent carries the flags in the high half instead.
+    const uint32_t base = nextCookie_++ & 0xffff;
+    const uint32_t value = 0x0D4D0000u | base;
+    cookiesOut_.push_back(value);
+    auto it = devices_.find(name);
+    udevEvents_.push_back(
+        {name, it == devices_.end() ? "" : it->second.dev.uuid, uint32_t(flags) << 16 | base});
+    return dm::UdevCookie{value};
+}
+
+Result<dm::UdevCookie> FakeDeviceMapper::createAsync(const std::string &name,
+                                                     const std::string &uuid,
+                                                     const std::vector<dm::TargetLine> &targets) {
+    if (auto r = create(name, uuid, targets); !r)
+        return r.error();
+    return cookie(name, 0);
+}
+
+Result<dm::UdevCookie> FakeDeviceMapper::reloadAsync(const std::string &name,
+                                                     const std::vector<dm::TargetLine> &targets,
+                                                     bool resized) {
+    if (auto r = reload(name, targets); !r)
+        return r.error();
+    return cookie(name, resized ? 0 : 0x0100);
+}
+
+Result<void> FakeDeviceMapper::releaseCookie(dm::UdevCookie c, bool force) {
+    calls_.push_back("release " + std::to_string(c.value) + (force ? " forced" : ""));
+    auto it = std::find(cookiesOut_.begin(), cookiesOut_.end(), c.value);
+    if (it == cookiesOut_.end())
+        return Error{EINVAL, "udev cookie " + std::to_string(c.value) + " is not out"};
+    cookiesOut_.erase(it);
     return ok();
 }
 

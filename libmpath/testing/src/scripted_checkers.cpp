@@ -9,6 +9,10 @@ struct ScriptedCheckers::Script {
     std::condition_variable_any released;
     std::map<std::string, checkers::CheckOutcome> answers MPATH_GUARDED_BY(mutex);
     std::map<std::string, bool> hung MPATH_GUARDED_BY(mutex);
+    std::map<std::string, bool> hungInKernel MPATH_GUARDED_BY(mutex);
+    std::map<std::string, bool> inKernel MPATH_GUARDED_BY(mutex); ///< a check's I/O is there
+    /// Timers of the checks that hang in the kernel; the loop's thread only.
+    std::vector<sys::EventLoop::SourcePtr> timers;
     std::map<std::string, unsigned> counts MPATH_GUARDED_BY(mutex);
     uint64_t generation MPATH_GUARDED_BY(mutex) = 0;
 
@@ -36,6 +40,33 @@ public:
     std::function<checkers::CheckOutcome()> job(std::chrono::milliseconds) const override {
         return [script = script_, devnode = devnode()] { return script->answer(devnode); };
     }
+    void start(checkers::CheckIo io, std::chrono::milliseconds timeout,
+               std::function<void(checkers::CheckOutcome)> done) const override {
+        bool inKernel = false, stillThere = false;
+        {
+            sys::MutexLock lock(script_->mutex);
+            inKernel = script_->hungInKernel[devnode()];
+            if (inKernel) {
+                ++script_->counts[devnode()];
+                stillThere = script_->inKernel[devnode()];
+                script_->inKernel[devnode()] = true;
+            }
+        }
+        if (!inKernel) {
+            checkers::startCheckJob(io.executor, *this, timeout, std::move(done));
+            return;
+        }
+        using model::CheckerState;
+        checkers::CheckOutcome o =
+            stillThere ? checkers::CheckOutcome{CheckerState::Timeout,
+                                                "the previous check is still in the kernel"}
+                       : checkers::CheckOutcome{CheckerState::Timeout,
+                                                "no answer within " +
+                                                    std::to_string(timeout.count()) + " ms"};
+        script_->timers.push_back(
+            io.loop.addTimer(stillThere ? std::chrono::milliseconds(0) : timeout,
+                             [o, done = std::move(done)] { done(o); }));
+    }
 
 private:
     std::string name_;
@@ -61,9 +92,16 @@ void ScriptedCheckers::hang(const std::string &devnode) {
     script_->hung[devnode] = true;
 }
 
+void ScriptedCheckers::hangInKernel(const std::string &devnode) {
+    sys::MutexLock lock(script_->mutex);
+    script_->hungInKernel[devnode] = true;
+}
+
 void ScriptedCheckers::release() {
     sys::MutexLock lock(script_->mutex);
     script_->hung.clear();
+    script_->hungInKernel.clear();
+    script_->inKernel.clear();
     ++script_->generation;
     script_->released.notify_all();
 }

@@ -76,4 +76,33 @@ Result<void> SerializedDeviceMapper::resume(const std::string &name) {
     return inner_->resume(name);
 }
 
+Result<dm::UdevCookie> SerializedDeviceMapper::createAsync(const std::string &name,
+                                                           const std::string &uuid,
+                                                           const std::vector<dm::TargetLine> &t) {
+    before("create", name);
+    sys::MutexLock lock(mutex_);
+    return inner_->createAsync(name, uuid, t);
+}
+
+Result<dm::UdevCookie> SerializedDeviceMapper::reloadAsync(const std::string &name,
+                                                           const std::vector<dm::TargetLine> &t,
+                                                           bool resized) {
+    before("reload", name);
+    sys::MutexLock lock(mutex_);
+    return inner_->reloadAsync(name, t, resized);
+}
+
+Result<void> SerializedDeviceMapper::releaseCookie(dm::UdevCookie cookie, bool force) {
+    before("release", std::to_string(cookie.value));
+    sys::MutexLock lock(mutex_);
+    return inner_->releaseCookie(cookie, force);
+}
+
+Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>
+SerializedDeviceMapper::deviceStatus(const std::string &name) {
+    before("status", name);
+    sys::MutexLock lock(mutex_);
+    return inner_->deviceStatus(name);
+}
+
 } // namespace mpath::testing

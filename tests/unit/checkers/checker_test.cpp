@@ -196,7 +196,7 @@ TEST(Checker, AnswersOnTheLoopWhenTheIoEnds) {
     auto release = std::make_shared<std::atomic<bool>>(false);
     SleepChecker c("/dev/sdb", 10s, release);
     std::optional<CheckOutcome> o;
-    startCheck(ex, c, 10s, [&](CheckOutcome x) { o = x; });
+    startCheck({loop, ex}, c, 10s, [&](CheckOutcome x) { o = x; });
     loop.dispatch(50ms);
     EXPECT_FALSE(o) << "still running";
     *release = true;
@@ -211,14 +211,14 @@ TEST(Checker, ATimedOutCheckIsTimeoutAndTheNextOneWaitsForItsIo) {
     auto release = std::make_shared<std::atomic<bool>>(false);
     SleepChecker c("/dev/sdb", 60s, release);
     std::optional<CheckOutcome> first, second;
-    startCheck(ex, c, 100ms, [&](CheckOutcome x) { first = x; });
+    startCheck({loop, ex}, c, 100ms, [&](CheckOutcome x) { first = x; });
     loop.dispatch(20ms);
     loop.advance(100ms);
     ASSERT_TRUE(first);
     EXPECT_EQ(first->state, CheckerState::Timeout);
     EXPECT_EQ(first->message, "no answer within 100 ms");
     // The device still holds the first check's I/O: the second cannot start.
-    startCheck(ex, c, 100ms, [&](CheckOutcome x) { second = x; });
+    startCheck({loop, ex}, c, 100ms, [&](CheckOutcome x) { second = x; });
     loop.dispatch(20ms);
     loop.advance(100ms);
     ASSERT_TRUE(second);
@@ -229,7 +229,7 @@ TEST(Checker, ATimedOutCheckIsTimeoutAndTheNextOneWaitsForItsIo) {
     const auto end = std::chrono::steady_clock::now() + 5s;
     while (std::chrono::steady_clock::now() < end && ex.stats().stuck > 0)
         std::this_thread::sleep_for(5ms);
-    startCheck(ex, c, 5s, [&](CheckOutcome x) { third = x; });
+    startCheck({loop, ex}, c, 5s, [&](CheckOutcome x) { third = x; });
     ASSERT_TRUE(loop.runUntil([&] { return third.has_value(); }));
     EXPECT_EQ(third->state, CheckerState::Up) << "the device answered: checks go on";
 }
@@ -241,9 +241,9 @@ TEST(Checker, ACheckThatCannotStartForOtherHungDevicesBringsNoNews) {
     SleepChecker hung("/dev/sdb", 60s, release);
     SleepChecker other("/dev/sdc", 0ms, release);
     std::optional<CheckOutcome> a, b;
-    startCheck(ex, hung, 1s, [&](CheckOutcome x) { a = x; });
+    startCheck({loop, ex}, hung, 1s, [&](CheckOutcome x) { a = x; });
     loop.dispatch(20ms);
-    startCheck(ex, other, 1s, [&](CheckOutcome x) { b = x; });
+    startCheck({loop, ex}, other, 1s, [&](CheckOutcome x) { b = x; });
     loop.advance(1s);
     ASSERT_TRUE(a);
     ASSERT_TRUE(b);

@@ -514,6 +514,18 @@ TEST(ConfigParser, RejectsUnknownHardwareHandler) {
     EXPECT_FALSE(r.config.devices[0].settings.hardwareHandler);
 }
 
+TEST(ConfigParser, RejectsHardwareHandlerArgumentsTheKernelWouldSplitOtherwise) {
+    // A backslash is the kernel's escape: "a\\b" reaches it as "ab".
+    ConfigResult r = parse("devices {\n device {\n vendor A\n product B\n"
+                           " hardware_handler \"2 alua a\\b\"\n }\n}\n");
+    ASSERT_EQ(r.diagnostics.size(), 1u) << allDiagnostics(r);
+    EXPECT_EQ(r.diagnostics[0].line, 5u);
+    EXPECT_NE(r.diagnostics[0].message.find("hardware_handler"), std::string::npos)
+        << r.diagnostics[0].message;
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_FALSE(r.config.devices[0].settings.hardwareHandler) << "the built-in stays";
+}
+
 TEST(ConfigParser, ReadsPathSelectorArguments) {
     EXPECT_EQ(defaultsLine("path_selector \"queue-length 0\"").config.defaults.pathSelector,
               (PathSelector{"queue-length", {}}));
@@ -535,6 +547,74 @@ TEST(ConfigParser, RejectsUnknownPathSelectorAndWrongCount) {
                                                      "path_selector"),
               std::string::npos);
     EXPECT_FALSE(wrongCount.config.defaults.pathSelector);
+}
+
+TEST(ConfigParser, RejectsSelectorArgumentsTheKernelWouldRefuseOrNotKeep) {
+    // historical-service-time's base weight is below 1024: the kernel
+    // refuses 5000, and the map would never be made again.
+    ConfigResult r = parse("defaults {\n path_selector \"service-time 0\"\n}\n"
+                           "multipaths {\n multipath {\n  wwid 36001405aaaa\n"
+                           "  path_selector \"historical-service-time 1 5000\"\n }\n}\n");
+    EXPECT_EQ(onlyDiagnostic(r), "/etc/multipath.conf:7: invalid value 'historical-service-time 1 "
+                                 "5000' for path_selector: historical-service-time's base weight "
+                                 "is a number from 0 to 1023, not '5000'");
+    ASSERT_EQ(r.config.multipaths.size(), 1u);
+    EXPECT_FALSE(r.config.multipaths[0].settings.pathSelector);
+    // round-robin takes arguments and prints "round-robin 0" back: every
+    // pass would reload the map.
+    EXPECT_EQ(onlyDiagnostic(defaultsLine("path_selector \"round-robin 2 a b\"")),
+              "/etc/multipath.conf:2: invalid value 'round-robin 2 a b' for path_selector: "
+              "round-robin takes no selector arguments");
+    for (const char *bad : {"historical-service-time 3 1 2 3", "historical-service-time 1 -1",
+                            "historical-service-time 1 +5", "historical-service-time 2 972 x",
+                            "historical-service-time 1 1024", "service-time 1 0",
+                            "historical-service-time 2 972 4294967296"}) {
+        ConfigResult b = defaultsLine(std::string("path_selector \"") + bad + "\"");
+        EXPECT_EQ(b.diagnostics.size(), 1u) << bad << ": " << allDiagnostics(b);
+        EXPECT_FALSE(b.config.defaults.pathSelector) << bad;
+    }
+    EXPECT_EQ(defaultsLine("path_selector \"historical-service-time 2 1023 4294967295\"")
+                  .config.defaults.pathSelector,
+              (PathSelector{"historical-service-time", {"1023", "4294967295"}}));
+}
+
+TEST(ConfigParser, RejectsWordsTheKernelSplitsOtherwise) {
+    // The kernel splits a table at 0xa0 too, and takes a backslash as an
+    // escape: neither may hide in a selector or a feature.
+    for (const std::string &bad : {std::string("path_selector \"service-time\xa0"
+                                               "0\""),
+                                   std::string("path_selector \"historical-service-time 1 5\xa0\""),
+                                   std::string("path_selector \"historical-service-time 1 5\\\""),
+                                   std::string("features \"1 queue_if_no_path\\\""),
+                                   std::string("features \"1 queue_if_no_path\xa0\"")}) {
+        ConfigResult r = defaultsLine(bad);
+        EXPECT_EQ(r.diagnostics.size(), 1u) << bad << ": " << allDiagnostics(r);
+        EXPECT_FALSE(r.config.defaults.pathSelector) << bad;
+        EXPECT_FALSE(r.config.defaults.features) << bad;
+    }
+}
+
+TEST(ConfigParser, RejectsFeaturesTheTargetDoesNotKnowOrTakes) {
+    EXPECT_EQ(onlyDiagnostic(defaultsLine("features \"1 frobnicate\"")),
+              "/etc/multipath.conf:2: invalid value '1 frobnicate' for features: 'frobnicate' is "
+              "not a feature of the target; accepted: a word count followed by features of "
+              "queue_if_no_path, retain_attached_hw_handler, pg_init_retries <1..50>, "
+              "pg_init_delay_msecs <0..60000>, queue_mode <bio|rq|mq>");
+    for (const char *bad : {"2 pg_init_retries 51", "2 pg_init_retries 0", "1 pg_init_retries",
+                            "2 pg_init_delay_msecs 60001", "2 queue_mode fast",
+                            "9 queue_if_no_path queue_if_no_path queue_if_no_path "
+                            "queue_if_no_path queue_if_no_path queue_if_no_path "
+                            "queue_if_no_path queue_if_no_path queue_if_no_path"}) {
+        ConfigResult r = defaultsLine(std::string("features \"") + bad + "\"");
+        EXPECT_EQ(r.diagnostics.size(), 1u) << bad << ": " << allDiagnostics(r);
+        EXPECT_FALSE(r.config.defaults.features) << bad;
+    }
+    EXPECT_EQ(defaultsLine("features \"8 queue_if_no_path retain_attached_hw_handler "
+                           "pg_init_retries 50 pg_init_delay_msecs 60000 queue_mode bio\"")
+                  .config.defaults.features,
+              (std::vector<std::string>{"queue_if_no_path", "retain_attached_hw_handler",
+                                        "pg_init_retries", "50", "pg_init_delay_msecs", "60000",
+                                        "queue_mode", "bio"}));
 }
 
 TEST(ConfigParser, RejectsUnknownCheckerAndPrio) {

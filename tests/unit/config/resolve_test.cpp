@@ -276,11 +276,11 @@ TEST(ConfigResolve, QueueIfNoPathStandsForNoPathRetryQueueOnlyWhenUnset) {
     EXPECT_TRUE(e.features.value.empty());
 
     ConfigResult set = config::parseString(
-        "defaults {\n features \"2 queue_if_no_path pg_init_retries\"\n}\n"
+        "defaults {\n features \"3 queue_if_no_path pg_init_retries 5\"\n}\n"
         "devices {\n device {\n vendor ACME\n product Rocket\n no_path_retry 5\n }\n}\n");
     EffectiveSettings s = set.config.effective("ACME", "Rocket", "1", "3600");
     EXPECT_EQ(s.noPathRetry.value, NoPathRetry::times(5));
-    EXPECT_EQ(s.features.value, std::vector<std::string>{"pg_init_retries"});
+    EXPECT_EQ(s.features.value, (std::vector<std::string>{"pg_init_retries", "5"}));
 
     ConfigResult fail = config::parseString(
         "overrides {\n no_path_retry fail\n features \"1 queue_if_no_path\"\n}\n");

@@ -308,6 +308,47 @@ TEST_P(DeviceMapperContract, AReloadReplacesTheTableAndLeavesTheMapRunning) {
     EXPECT_FALSE(after->suspended);
 }
 
+TEST_P(DeviceMapperContract, AReloadIntoAnotherTargetTypeIsRefusedAndKeepsTheLiveTable) {
+    const std::string n = name("tt");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    const std::string other = backend_->target() == "multipath" ? "lmpath" : "multipath";
+    auto t0 = table();
+    auto r = dm().reload(n, {{0, backend_->size(), other, t0.front().params}});
+    ASSERT_FALSE(r) << "a map's target type cannot change";
+    EXPECT_EQ(r.code(), EINVAL) << r.error().message;
+    auto t = dm().table(n);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->front(), t0.front());
+}
+
+TEST_P(DeviceMapperContract, AsyncCreateAndReloadHandBackTheirUdevCookieAndLeaveTheMapRunning) {
+    const std::string n = name("ac");
+    auto c = dm().createAsync(n, "", table());
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_TRUE(dm().releaseCookie(*c, false));
+    auto r = dm().reloadAsync(n, table("1 queue_if_no_path"), false);
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_TRUE(dm().releaseCookie(*r, false));
+    auto t = dm().table(n);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->front(), table("1 queue_if_no_path").front());
+    auto st = dm().deviceStatus(n);
+    ASSERT_TRUE(st) << st.error().message;
+    EXPECT_FALSE(st->first.suspended) << "the resume that swapped the tables left it running";
+    EXPECT_NE(st->first.devt, dev_t(0));
+    auto s = dm().status(n);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(st->second, *s);
+}
+
+TEST_P(DeviceMapperContract, AnAsyncCreateOfATakenNameIsEexist) {
+    const std::string n = name("dup");
+    ASSERT_TRUE(dm().create(n, "", table()));
+    auto c = dm().createAsync(n, "", table());
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.code(), EEXIST) << c.error().message;
+}
+
 TEST_P(DeviceMapperContract, AFailedReloadKeepsTheLiveTableAndTheMapRunning) {
     const std::string n = name("fr");
     ASSERT_TRUE(dm().create(n, "", table()));

@@ -119,13 +119,24 @@ TEST(FakeDeviceMapper, ReloadReplacesTheTableButRaisesNoEvent) {
     auto before = dm.info("m");
     ASSERT_TRUE(succeeded(before));
     ASSERT_TRUE(
-        succeeded(dm.reload("m", {{0, 2048, "lmpath", "0 0 1 1 queue-length 0 1 1 8:48 1"}})));
+        succeeded(dm.reload("m", {{0, 2048, "multipath", "0 0 1 1 queue-length 0 1 1 8:48 1"}})));
     auto after = dm.info("m");
     ASSERT_TRUE(succeeded(after));
     EXPECT_EQ(after->eventNr, before->eventNr) << "the kernel counts target events, not loads";
-    EXPECT_EQ(after->targetType, "lmpath");
     ASSERT_NE(dm.map("m"), nullptr);
     EXPECT_EQ(dm.map("m")->groups[0].selector, "queue-length");
+}
+
+TEST(FakeDeviceMapper, AReloadIntoAnotherTargetTypeIsRefusedAsTheKernelDoes) {
+    FakeDeviceMapper dm;
+    ASSERT_TRUE(succeeded(dm.create("m", "", twoPaths)));
+    auto r = dm.reload("m", {{0, 2048, "lmpath", "0 0 1 1 queue-length 0 1 1 8:48 1"}});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), EINVAL);
+    EXPECT_NE(r.error().message.find("can't replace immutable target type multipath"),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(dm.info("m")->targetType, "multipath");
 }
 
 TEST(FakeDeviceMapper, AFailedReloadKeepsTheLiveTable) {

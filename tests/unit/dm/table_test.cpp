@@ -203,6 +203,26 @@ TEST(Table, RefusesFeatureWordsWithSpaces) {
     EXPECT_EQ(buildTable(m).code(), EINVAL);
 }
 
+TEST(Table, RefusesWordsTheKernelWouldSplitOrUnescape) {
+    // dm_split_args() splits at the kernel's isspace(), 0xa0 and vertical
+    // tab included, and drops a backslash before the next byte.
+    for (const std::string &word :
+         {std::string("queue_if_no_path\\"), std::string("a\\ b"), std::string("queue\xa0mode"),
+          std::string("a\vb"), std::string("a\fb")}) {
+        Map m = twoGroupMap();
+        m.features = {word};
+        auto r = buildTable(m);
+        EXPECT_EQ(r.code(), EINVAL) << word;
+        m = twoGroupMap();
+        m.groups[0].selectorArgs = {word};
+        EXPECT_EQ(buildTable(m).code(), EINVAL) << word;
+        m = twoGroupMap();
+        m.hwHandler = "alua";
+        m.hwHandlerArgs = {word};
+        EXPECT_EQ(buildTable(m).code(), EINVAL) << word;
+    }
+}
+
 TEST(Table, RefusesAPathWithoutDeviceNumber) {
     Map m = twoGroupMap();
     m.groups[0].paths[0].devt = 0;

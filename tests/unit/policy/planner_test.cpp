@@ -373,7 +373,7 @@ TEST_F(PlannerTest, DevicesThatHangCostOneDeadlineNotOnePerPath) {
     ASSERT_EQ(p.maps.size(), 1u);
     ASSERT_EQ(p.maps[0].notes.size(), 8u);
     EXPECT_EQ(p.maps[0].notes[0],
-              "sdb: prioritizer alua: no answer before its deadline, the path ranks -1");
+              "sdb: prioritizer alua: no answer within 300 ms of starting, the path ranks -1");
     release->set_value();
 }
 

@@ -109,6 +109,7 @@ TEST(Executor, AJobThatHangsTimesOutAtItsDeadlineAndItsLateEndIsDropped) {
             result = r;
         });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms); // the loop learns that they started
     loop.advance(4999ms);
     EXPECT_FALSE(result) << "not before the deadline";
     loop.advance(1ms);
@@ -129,6 +130,7 @@ TEST(Executor, ATimedOutWorkerIsReplacedSoOtherDevicesAreStillChecked) {
     ex.submit(
         "sdb", 1s, [gate] { gate->wait(); }, [&](Result<void> r) { hung = r; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms); // the loop learns that they started
     loop.advance(1s);
     ASSERT_TRUE(hung);
     EXPECT_EQ(hung->code(), ETIMEDOUT);
@@ -151,6 +153,7 @@ TEST(Executor, AJobOfADeviceWhoseEarlierJobHangsTimesOutWithEbusyAndNeverRuns) {
     ex.submit(
         "sdb", 1s, [gate] { gate->wait(); }, [&](Result<void> r) { first = r; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms); // the loop learns that they started
     loop.advance(1s);
     ex.submit(
         "sdb", 1s, [&] { secondRan = true; }, [&](Result<void> r) { second = r; });
@@ -222,6 +225,7 @@ TEST(Executor, WorkThatNeverStartsBecauseEveryWorkerIsStuckEndsWithEagain) {
     ex.submit(
         "sdb", 1s, [gate] { gate->wait(); }, [&](Result<void> r) { hung = r; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms); // the loop learns that they started
     ex.submit(
         "sdc", 2s, [&] { ran = true; }, [&](Result<void> r) { waiting = r; });
     loop.advance(2s);
@@ -244,6 +248,7 @@ TEST(Executor, ThreadsStayBoundedWhateverNumberOfDevicesHang) {
             "dev" + std::to_string(i), 1s, [gate] { gate->wait(); },
             [&](Result<void>) { ++answered; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 4; }));
+    loop.dispatch(50ms); // the loop learns that they started
     loop.advance(1s);
     EXPECT_EQ(answered, 1000) << "every job answered at its deadline";
     const auto s = ex.stats();
@@ -283,6 +288,7 @@ TEST(Executor, BurstWorkersStayBoundedWhateverNumberOfDevicesHang) {
             "dev" + std::to_string(i), 1s, [gate] { gate->wait(); },
             [&](Result<void>) { ++answered; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 12; }));
+    loop.dispatch(50ms); // the loop learns that they started
     loop.advance(1s);
     EXPECT_EQ(answered, 1000);
     for (int i = 0; i < 1000; ++i) // more work while every worker is stuck
@@ -305,6 +311,7 @@ TEST(Executor, WithoutBurstWorkersABurstWaitsForTheFixedPool) {
             "map" + std::to_string(i), 10s, [gate] { gate->wait(); },
             [&](Result<void>) { ++done; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 2; }));
+    loop.dispatch(50ms); // the loop learns that they started
     std::this_thread::sleep_for(50ms);
     EXPECT_EQ(gate->waiting(), 2);
     EXPECT_EQ(ex.stats().threads, 2u);
@@ -323,6 +330,7 @@ TEST(Executor, CancelledJobsAreNeverAnswered) {
     auto second = ex.submit(
         "b", 10s, [&] { secondRan = true; }, [&](Result<void>) { secondAnswered = true; });
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms); // the loop learns that they started
     ex.cancel(first);
     ex.cancel(second);
     gate->open();
@@ -354,9 +362,64 @@ TEST(Executor, GoesAwayAtOnceWhileAJobHangs) {
             "sdb", 60s, [gate] { gate->wait(); },
             [](Result<void>) { ADD_FAILURE() << "answered after the executor went away"; });
         ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+        loop.dispatch(50ms); // the loop learns that they started
     }
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
     gate->open(); // the detached worker ends on its own, touching nothing freed
     ASSERT_TRUE(eventually([&] { return gate->waiting() == 0; }));
     std::this_thread::sleep_for(20ms);
+}
+
+TEST(Executor, TheRunningBoundCountsFromTheStartNotFromTheSubmission) {
+    ManualLoop loop;
+    Executor ex(loop, {2, 4});
+    auto first = std::make_shared<Gate>();
+    auto second = std::make_shared<Gate>();
+    std::optional<Result<void>> a, b;
+    ex.submit(
+        "map", 10s, [first] { first->wait(); }, [&](Result<void> r) { a = r; });
+    ASSERT_TRUE(eventually([&] { return first->waiting() == 1; }));
+    // Queued behind the first job of its key for 5 s, then 2 s to run.
+    ex.submit(
+        "map", Executor::Limits{20s, 2s}, [second] { second->wait(); },
+        [&](Result<void> r) { b = r; });
+    loop.dispatch(50ms);
+    loop.advance(5s);
+    EXPECT_FALSE(b) << "still queued, within its queued bound";
+    first->open();
+    ASSERT_TRUE(eventually([&] { return second->waiting() == 1; }));
+    loop.dispatch(50ms);
+    ASSERT_TRUE(a);
+    EXPECT_TRUE(*a);
+    loop.advance(1900ms);
+    EXPECT_FALSE(b) << "5 s in the queue do not count against its 2 s of running";
+    loop.advance(200ms);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->code(), ETIMEDOUT);
+    second->open();
+    ASSERT_TRUE(eventually([&] { return ex.stats().stuck == 0; }));
+}
+
+TEST(Executor, AJobQueuedPastItsBoundNeverStartsAndSaysHowLongItWaited) {
+    ManualLoop loop;
+    Executor ex(loop, {1, 0});
+    auto gate = std::make_shared<Gate>();
+    std::optional<Result<void>> waiting;
+    std::atomic<bool> ran{false};
+    ex.submit(
+        "a", 60s, [gate] { gate->wait(); }, [](Result<void>) {});
+    ASSERT_TRUE(eventually([&] { return gate->waiting() == 1; }));
+    loop.dispatch(50ms);
+    ex.submit(
+        "b", Executor::Limits{3s, 60s}, [&] { ran = true; }, [&](Result<void> r) { waiting = r; });
+    loop.advance(3s);
+    ASSERT_TRUE(waiting);
+    EXPECT_EQ(waiting->code(), EAGAIN);
+    EXPECT_TRUE(Executor::neverStarted(waiting->error()));
+    EXPECT_NE(waiting->error().message.find("queued 3000 ms"), std::string::npos)
+        << waiting->error().message;
+    EXPECT_EQ(ex.stats().neverStarted, 1u);
+    gate->open();
+    ASSERT_TRUE(eventually([&] { return ex.stats().busy == 0; }));
+    EXPECT_FALSE(ran);
 }

@@ -147,7 +147,7 @@ TEST(HungIo, TheLoopAnswersOnTimeWhileAThousandPathsHang) {
         std::function<void(int)> check = [&](int i) {
             if (stop)
                 return;
-            checkers::startCheck(ex, *checks[i], 200ms, [&, i](checkers::CheckOutcome o) {
+            checkers::startCheck({l, ex}, *checks[i], 200ms, [&, i](checkers::CheckOutcome o) {
                 ++outcomes[o.state];
                 check(i);
             });

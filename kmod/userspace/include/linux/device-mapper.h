@@ -79,6 +79,9 @@ int lmpath_shim_emit(char *buf, size_t size, const char *fmt, ...);
 	DMEMIT("target_name=%s,target_version=%u.%u.%u", (y)->name, (y)->version[0],              \
 	       (y)->version[1], (y)->version[2])
 
+/* the map's name in messages; there is no dm_table here */
+#define dm_table_device_name(t) ((void)(t), "lmpath-user")
+
 #define DM_NAME "device-mapper"
 #define DMERR(fmt, ...) lmpath_shim_log(KERN_ERR, DM_MSG_PREFIX, fmt, ##__VA_ARGS__)
 #define DMWARN(fmt, ...) lmpath_shim_log(KERN_WARNING, DM_MSG_PREFIX, fmt, ##__VA_ARGS__)

@@ -2,7 +2,9 @@
 
 #include "mpath/error.h"
 #include "mpath/model/path.h"
+#include "mpath/sys/event_loop.h"
 #include "mpath/sys/executor.h"
+#include "mpath/sys/path_io.h"
 
 #include <chrono>
 #include <functional>
@@ -22,10 +24,20 @@ struct CheckOutcome {
     bool operator==(const CheckOutcome &) const = default;
 };
 
+/// What a check's I/O runs on.
+struct CheckIo {
+    sys::EventLoop &loop;
+    /// Runs job(), and submits PathIo's requests: the path I/O lane.
+    sys::Executor &executor;
+    /// The I/O no thread waits for; null: every check is a job().
+    sys::PathIo *pathIo{nullptr};
+};
+
 /// A path checker ("path_checker" in multipath.conf) for one device node.
-/// It does no I/O itself: job() hands out the I/O of one check, and
-/// startCheck() runs that on the Executor, so a check never blocks the
-/// loop and a device that hangs costs a stuck worker, not the caller.
+/// It does no I/O itself: start() hands the I/O of one check to PathIo,
+/// where a device that hangs costs a request and no thread, or, where that
+/// cannot be (no sg node, no AIO), runs job() on the executor, where it
+/// costs a stuck worker. Either way a check never blocks the loop.
 class Checker {
 public:
     virtual ~Checker() = default;
@@ -48,6 +60,13 @@ public:
     /// \param timeout the command timeout SCSI checkers give the kernel
     virtual std::function<CheckOutcome()> job(std::chrono::milliseconds timeout) const = 0;
 
+    /// Starts one check; \a done gets its outcome on the loop's thread
+    /// within about \a timeout, never from inside this call. This one
+    /// runs job() on \a io's executor; checkers with I/O PathIo can do
+    /// asynchronously override it.
+    virtual void start(CheckIo io, std::chrono::milliseconds timeout,
+                       std::function<void(CheckOutcome)> done) const;
+
 protected:
     explicit Checker(std::string devnode) : devnode_(std::move(devnode)) {}
 
@@ -55,16 +74,22 @@ private:
     std::string devnode_;
 };
 
-/// Runs one check of \a checker on \a executor, then \a done on the loop's
-/// thread. A check without an answer within \a timeout ends as Timeout;
-/// one that could not start because the device's previous check is still
-/// in the kernel ends as Timeout too; one that could not start because
-/// every worker is busy with other hung devices ends as Unchecked (no news
-/// about this path). The device node is the job's key: one check per
-/// device at a time.
-sys::Executor::JobId startCheck(sys::Executor &executor, const Checker &checker,
-                                std::chrono::milliseconds timeout,
-                                std::function<void(CheckOutcome)> done);
+/// Runs one check of \a checker (Checker::start()), then \a done on the
+/// loop's thread. A check without an answer within \a timeout ends as
+/// Timeout; one that could not start because the device's previous check
+/// is still in the kernel ends as Timeout too; one that could not start
+/// because every worker is busy with other hung devices ends as Unchecked
+/// (no news about this path). One check per device at a time.
+void startCheck(CheckIo io, const Checker &checker, std::chrono::milliseconds timeout,
+                std::function<void(CheckOutcome)> done);
+
+/// Runs \a checker's job() on \a executor (Checker::start()'s fallback).
+void startCheckJob(sys::Executor &executor, const Checker &checker,
+                   std::chrono::milliseconds timeout, std::function<void(CheckOutcome)> done);
+
+/// The outcome of a check whose I/O ended in \a error (ETIMEDOUT, EBUSY:
+/// Timeout; EAGAIN: Unchecked; else Down with the error's message).
+CheckOutcome outcomeOfError(const Error &error);
 
 /// Runs one check to its end without an event loop of the caller's: for
 /// tools and tests. Returns within about \a timeout even when the device

@@ -36,4 +36,16 @@ CheckOutcome decodeScsiCompletion(const sys::ScsiCompletion &c, bool &retry);
 CheckOutcome runScsiCheck(const std::string &devnode, std::span<const uint8_t> cdb,
                           size_t transferLength, std::chrono::milliseconds timeout);
 
+/// runScsiCheck() through \a io (the device's sg node): no thread waits
+/// for the device. \a done gets the outcome on the loop's thread.
+void startScsiCheck(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
+                    size_t transferLength, std::chrono::milliseconds timeout,
+                    std::function<void(CheckOutcome)> done);
+
+/// Starts a SCSI checker's check: through the sg node with \a io.pathIo
+/// when the device has one, else \a checker's job() on the executor.
+void startScsiOrJob(CheckIo io, const Checker &checker, std::vector<uint8_t> cdb,
+                    size_t transferLength, std::chrono::milliseconds timeout,
+                    std::function<void(CheckOutcome)> done);
+
 } // namespace mpath::checkers

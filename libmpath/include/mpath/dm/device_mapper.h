@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 /// Device-mapper: multipath tables and statuses as text, and the
@@ -32,6 +33,19 @@ struct Device {
     std::string targetType; ///< type of the first target, "" for an empty table
 
     bool operator==(const Device &) const = default;
+};
+
+/// The udev work of an operation that did not wait for it: the cookie udev
+/// completes once its rules ran for the operation's uevent, which names it
+/// (DM_COOKIE). It must be released (DeviceMapper::releaseCookie()).
+struct UdevCookie {
+    uint32_t value{0}; ///< 0: no udev work to wait for
+
+    /// What a uevent's DM_COOKIE carries of it: the low 16 bits (the high
+    /// ones are the udev flags).
+    uint16_t base() const { return static_cast<uint16_t>(value & 0xffff); }
+    explicit operator bool() const { return value != 0; }
+    bool operator==(const UdevCookie &) const = default;
 };
 
 /// The device-mapper operations the multipath stack needs. The real one
@@ -86,6 +100,50 @@ public:
     virtual Result<void> suspend(const std::string &name) = 0;
     /// Resumes \a name, waiting for udev.
     virtual Result<void> resume(const std::string &name) = 0;
+
+    // Operations that do not wait for udev. A daemon that waits for udev
+    // in a worker holds the worker for as long as udev is busy; these
+    // hand back the cookie instead, and the caller releases it once the
+    // map's uevent carrying it arrived (or it gave up waiting).
+
+    /// create() without waiting for udev.
+    virtual Result<UdevCookie> createAsync(const std::string &name, const std::string &uuid,
+                                           const std::vector<TargetLine> &targets) {
+        if (auto r = create(name, uuid, targets); !r)
+            return r.error();
+        return UdevCookie{};
+    }
+    /// reload() without waiting for udev, and without its own suspend: the
+    /// resume swaps the tables with noflush (queued I/O stays queued).
+    /// \param resized the new table's size differs from the live one's: the
+    ///        uevent goes without the reload flag (udev probes the map again)
+    virtual Result<UdevCookie> reloadAsync(const std::string &name,
+                                           const std::vector<TargetLine> &targets, bool resized) {
+        (void)resized;
+        if (auto r = reload(name, targets); !r)
+            return r.error();
+        return UdevCookie{};
+    }
+    /// Releases \a cookie: waits for udev to complete it (at once when its
+    /// uevent arrived), or, with \a force (udev never came), completes it
+    /// first.
+    virtual Result<void> releaseCookie(UdevCookie cookie, bool force) {
+        (void)cookie;
+        (void)force;
+        return Result<void>();
+    }
+
+    /// The device and its status (STATUSTYPE_INFO) in one call.
+    virtual Result<std::pair<Device, std::vector<TargetLine>>>
+    deviceStatus(const std::string &name) {
+        auto d = info(name);
+        if (!d)
+            return d.error();
+        auto s = status(name);
+        if (!s)
+            return s.error();
+        return std::make_pair(std::move(*d), std::move(*s));
+    }
 };
 
 } // namespace mpath::dm

@@ -39,6 +39,18 @@ public:
     Result<void> rename(const std::string &name, const std::string &newName) override;
     Result<void> suspend(const std::string &name) override;
     Result<void> resume(const std::string &name) override;
+    /// CREATE, LOAD, RESUME: three ioctls, and no INFO before (a taken name
+    /// or uuid is the CREATE's EBUSY, told apart only then).
+    Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
+                                       const std::vector<dm::TargetLine> &targets) override;
+    /// LOAD, RESUME: two ioctls.
+    Result<dm::UdevCookie> reloadAsync(const std::string &name,
+                                       const std::vector<dm::TargetLine> &targets,
+                                       bool resized) override;
+    Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
+    /// One STATUS ioctl: its dm_info is the device's.
+    Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>
+    deviceStatus(const std::string &name) override;
 
     /// Whether device-mapper can be reached (/dev/mapper/control opens).
     static bool available();

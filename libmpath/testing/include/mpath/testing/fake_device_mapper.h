@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 /// Test doubles for libmpath's seams and builders of test inputs. The
@@ -47,6 +48,27 @@ public:
     Result<void> suspend(const std::string &name) override;
     Result<void> resume(const std::string &name) override;
 
+    /// create() and reload() that hand back a cookie: each queues the
+    /// uevent udev would broadcast once done (see udevEvents()).
+    Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
+                                       const std::vector<dm::TargetLine> &targets) override;
+    Result<dm::UdevCookie> reloadAsync(const std::string &name,
+                                       const std::vector<dm::TargetLine> &targets,
+                                       bool resized) override;
+    /// Records "release COOKIE" ("release COOKIE forced").
+    Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
+
+    /// A map's change uevent as udev broadcasts it once its rules ran.
+    struct UdevEvent {
+        std::string name;
+        std::string uuid;
+        uint32_t cookie{0}; ///< DM_COOKIE: flags << 16 | the cookie's base
+    };
+    /// Takes the uevents of the async operations so far, oldest first.
+    std::vector<UdevEvent> takeUdevEvents() { return std::exchange(udevEvents_, {}); }
+    /// Cookies handed out and not released.
+    size_t cookiesOut() const { return cookiesOut_.size(); }
+
     /// The next call of \p op fails with errno \p error (positive) and
     /// changes nothing.
     void failNext(Op op, int error);
@@ -69,6 +91,12 @@ public:
     bool exists(const std::string &name) const { return devices_.count(name) != 0; }
 
 private:
+    Result<dm::UdevCookie> cookie(const std::string &name, uint16_t flags);
+
+    std::vector<UdevEvent> udevEvents_;
+    std::vector<uint32_t> cookiesOut_;
+    uint32_t nextCookie_{1};
+
     struct Device {
         dm::Device dev;
         std::vector<dm::TargetLine> targets;

@@ -19,8 +19,14 @@ public:
 
     /// What checks of \a devnode answer from now on.
     void set(const std::string &devnode, model::CheckerState state, std::string message = {});
-    /// Checks of \a devnode do not return until release().
+    /// Checks of \a devnode do not return until release(), each holding a
+    /// worker: a device whose I/O hangs, checked by a job.
     void hang(const std::string &devnode);
+    /// Checks of \a devnode get no answer and hold no thread, as a device
+    /// whose I/O hangs under PathIo: the first ends as Timeout at its
+    /// deadline, later ones as Timeout at once (its I/O is still in the
+    /// kernel), until release().
+    void hangInKernel(const std::string &devnode);
     /// Lets every hung check return (with the state set for its device).
     void release();
     /// How many checks of \a devnode have run (started).

@@ -36,6 +36,14 @@ public:
     Result<void> rename(const std::string &name, const std::string &newName) override;
     Result<void> suspend(const std::string &name) override;
     Result<void> resume(const std::string &name) override;
+    Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
+                                       const std::vector<dm::TargetLine> &targets) override;
+    Result<dm::UdevCookie> reloadAsync(const std::string &name,
+                                       const std::vector<dm::TargetLine> &targets,
+                                       bool resized) override;
+    Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
+    Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>
+    deviceStatus(const std::string &name) override;
 
     /// Runs \a fn on the wrapped device-mapper under the lock (for the test
     /// thread to look at the fake).
