@@ -1,5 +1,6 @@
 #!/bin/bash
 # lab-timeout: 240
+# check-kernels: 6.1
 # mpathd's promises about failing paths and queueing (polling_interval 2),
 # on a real kernel with real udevd, on scsi_debug's three ALUA ports of one
 # LUN (lib.sh, active_paths), each part printing what it measured:

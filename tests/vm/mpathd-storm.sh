@@ -1,5 +1,6 @@
 #!/bin/bash
 # lab-timeout: 360
+# check-kernels: 6.1
 # mpathd with paths that hang: 40 scsi_debug paths (two maps) whose
 # commands are dropped, never answered and never failed, while a healthy
 # map (the virtio pair) is in use. The promises: device-mapper work keeps

@@ -1,5 +1,6 @@
 #!/bin/bash
 # lab-timeout: 300
+# check-kernels: 6.1
 # A running multipath-tools host switched to mpathd under I/O, as an
 # administrator would: Debian's multipathd makes the maps from
 # /etc/multipath.conf (no_path_retry 12, group_by_prio; one over
