@@ -167,11 +167,43 @@ void lmpath_queue_fail_work(struct lmpath_path *p)
 	queue_work(klmpathd, &p->fail_work);
 }
 
-void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid)
+struct lmpath_path_event {
+	struct list_head list;
+	struct lmpath_path *path;
+	bool failed;
+	int nr_valid;
+};
+
+static void send_path_event(struct lmpath *m, struct lmpath_path *p,
+			    bool failed, int nr_valid)
 {
 	dm_path_uevent(failed ? DM_UEVENT_PATH_FAILED :
 				DM_UEVENT_PATH_REINSTATED,
-		       p->pg->m->ti, p->dev->name, nr_valid);
+		       m->ti, p->dev->name, nr_valid);
+}
+
+/*
+ * Called under m->lock with the count the change left.  The uevent is
+ * built later, by trigger_event, with that count: queued here in order.
+ */
+void lmpath_path_event(struct lmpath_path *p, bool failed, int nr_valid)
+{
+	struct lmpath *m = p->pg->m;
+	struct lmpath_path_event *ev;
+	unsigned long flags;
+
+	ev = kmalloc(sizeof(*ev), GFP_ATOMIC);
+	if (!ev) {
+		/* still sent, if possibly out of order */
+		send_path_event(m, p, failed, nr_valid);
+		return;
+	}
+	ev->path = p;
+	ev->failed = failed;
+	ev->nr_valid = nr_valid;
+	spin_lock_irqsave(&m->event_lock, flags);
+	list_add_tail(&ev->list, &m->path_events);
+	spin_unlock_irqrestore(&m->event_lock, flags);
 }
 
 void lmpath_table_event(struct lmpath *m)
@@ -313,11 +345,41 @@ static void lmpath_nopath_timeout(struct timer_list *t)
 	queue_if_no_path(m, false, false, __func__);
 }
 
+static struct lmpath_path_event *next_path_event(struct lmpath *m)
+{
+	struct lmpath_path_event *ev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->event_lock, flags);
+	ev = list_first_entry_or_null(&m->path_events,
+				      struct lmpath_path_event, list);
+	if (ev)
+		list_del(&ev->list);
+	spin_unlock_irqrestore(&m->event_lock, flags);
+	return ev;
+}
+
+/*
+ * One table event per path uevent: dm core keeps the uevents of a map on
+ * a list it sends newest first at the next table event, so two changes
+ * between two table events (a failure and a reinstate) would reach udev
+ * reversed, each with the other's DM_NR_VALID_PATHS.  The workqueue is
+ * ordered, so the old and the new table of a reload keep their order too.
+ */
 static void lmpath_trigger_event(struct work_struct *work)
 {
 	struct lmpath *m = container_of(work, struct lmpath, trigger_event);
+	struct lmpath_path_event *ev;
+	bool sent = false;
 
-	dm_table_event(m->ti->table);
+	while ((ev = next_path_event(m))) {
+		send_path_event(m, ev->path, ev->failed, ev->nr_valid);
+		dm_table_event(m->ti->table);
+		kfree(ev);
+		sent = true;
+	}
+	if (!sent)
+		dm_table_event(m->ti->table);
 }
 
 /*
@@ -829,6 +891,8 @@ static struct lmpath *alloc_lmpath(struct dm_target *ti)
 	atomic_set(&m->pg_init_count, 0);
 	init_waitqueue_head(&m->pg_init_wait);
 	spin_lock_init(&m->lock);
+	spin_lock_init(&m->event_lock);
+	INIT_LIST_HEAD(&m->path_events);
 	mutex_init(&m->work_mutex);
 	INIT_WORK(&m->trigger_event, lmpath_trigger_event);
 	INIT_WORK(&m->pg_init_work, lmpath_pg_init_work);
@@ -842,6 +906,11 @@ static struct lmpath *alloc_lmpath(struct dm_target *ti)
 
 static void free_lmpath(struct lmpath *m)
 {
+	struct lmpath_path_event *ev;
+
+	/* dtr flushed trigger_event: nothing is left but after a failed ctr */
+	while ((ev = next_path_event(m)))
+		kfree(ev);
 	lmpath_free_topology(m);
 	mutex_destroy(&m->work_mutex);
 	kfree(m);
@@ -1208,7 +1277,7 @@ static int __init dm_lmpath_init(void)
 	if (!klmpath_handlerd)
 		goto bad_handlerd;
 
-	lmpath_event_wq = alloc_workqueue("lmpath_event", 0, 0);
+	lmpath_event_wq = alloc_ordered_workqueue("lmpath_event", 0);
 	if (!lmpath_event_wq)
 		goto bad_event_wq;
 

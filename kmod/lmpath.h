@@ -142,6 +142,13 @@ struct lmpath {
 	struct mutex work_mutex;	/* messages vs. suspend */
 
 	struct work_struct trigger_event;
+	/*
+	 * Path uevents not sent yet, oldest first.  dm core sends what
+	 * accumulated between two table events newest first, so
+	 * trigger_event sends these one per table event, in order.
+	 */
+	spinlock_t event_lock;
+	struct list_head path_events;
 	struct work_struct pg_init_work;	/* pg_init asked for by map */
 	struct work_struct process_queued_bios;
 	struct llist_head queued_bios;

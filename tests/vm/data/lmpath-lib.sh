@@ -17,11 +17,14 @@ LM_FAILS=0
 lm_fail() {
 	echo "CHECK FAILED: $*" >&2
 	LM_FAILS=$((LM_FAILS + 1))
+	# the first reasons go into the summary line, so a failure read only
+	# from the suite's summary still says what failed
+	[ "$LM_FAILS" -gt 3 ] || LM_FAIL_WHY="${LM_FAIL_WHY:+$LM_FAIL_WHY; }$*"
 }
 
 lm_finish() {
 	result failed_checks "$LM_FAILS"
-	[ "$LM_FAILS" -eq 0 ] || die "$LM_FAILS checks failed"
+	[ "$LM_FAILS" -eq 0 ] || die "$LM_FAILS checks failed: ${LM_FAIL_WHY:0:600}"
 }
 
 # lm_target_load multipath|lmpath [module params]: make the target available.
