@@ -44,13 +44,14 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p /etc/mpathd
-# max_polling_interval 2: a steady path is checked every 2 s too. multibus:
+# max_polling_interval 8 (4 x polling_interval, multipath-tools' default):
+# the back-off of a flapping path stops there (docs/mpathd.md). multibus:
 # the standby port is in the group I/O goes to.
 cat > /etc/mpathd/mpathd.conf <<'CONF'
 defaults {
 	find_multipaths on
 	polling_interval 2
-	max_polling_interval 2
+	max_polling_interval 8
 	path_grouping_policy multibus
 	no_path_retry 3
 }
