@@ -172,3 +172,72 @@ wwid_of() {
 path_state() {
 	dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'
 }
+
+# now_ms: milliseconds since the epoch, from bash's clock (no process).
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+
+# median N...: the median of integers (the lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# proc_usage PID: "RSS_KB FDS THREADS" of a running process, from /proc.
+proc_usage() {
+	local rss thr fds
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status") || return 1
+	thr=$(awk '/^Threads:/ { print $2 }' "/proc/$1/status") || return 1
+	fds=$(ls "/proc/$1/fd" | wc -l)
+	echo "$rss $fds $thr"
+}
+
+# path_is MAP DEVT STATE: the path DEVT of MAP is in STATE (A or F), for
+# wait_until: wait_until 10 path_is mpatha 8:32 F
+path_is() { [ "$(path_state "$1" "$2")" = "$3" ]; }
+
+# scsi_debug_hang on|off: from now on every command any scsi_debug disk
+# receives is dropped, neither answered nor failed, so that it ends only
+# at its own timeout (opts=4, every_nth=1: a target that hangs); or
+# answered again. Commands dropped before "off" still wait for their
+# timeout. Nothing may read a map of these disks while they hang: a
+# reader blocked past 60 s fails the scenario (hung task).
+scsi_debug_hang() {
+	local p=/sys/bus/pseudo/drivers/scsi_debug
+	case $1 in
+	on) echo 4 > "$p/opts" && echo 1 > "$p/every_nth" ;;
+	off) echo 0 > "$p/every_nth" && echo 0 > "$p/opts" ;;
+	*) die "scsi_debug_hang on|off, not '$1'" ;;
+	esac || die "cannot set scsi_debug's fault injection ($1)"
+}
+
+# dm_path_events FILE: the path events in FILE, the output of
+# "udevadm monitor --kernel --property --subsystem-match=block", one a
+# line: "SECONDS ACTION DEVT MAP-DEVNAME" (SECONDS: the kernel's
+# monotonic clock, ACTION: PATH_FAILED or PATH_REINSTATED).
+dm_path_events() {
+	awk 'function emit() { if (act != "") print ts, act, path, dev; act = ""; path = ""; dev = "" }
+		/^KERNEL\[/ { emit(); ts = substr($1, 8, length($1) - 8); next }
+		/^DM_ACTION=PATH_/ { act = substr($0, 11) }
+		/^DM_PATH=/ { path = substr($0, 9) }
+		/^DEVNAME=/ { dev = substr($0, 9) }
+		END { emit() }' "$1"
+}
+
+# fio_stop PID LOG: end a fio_verify run (PID, output in LOG) before its
+# time (SIGTERM: fio lets its I/O finish and reports) and judge it: 0 when
+# it saw no I/O or verify error, whether it ran to its end or was stopped.
+# PID may be the subshell of "fio_verify ... &": the signal goes to its
+# fio (such a subshell ignores SIGINT and does not pass SIGTERM on). A fio
+# still there 60 s later (its I/O does not complete) fails, left running.
+fio_stop() {
+	local rc pids
+	pids=$(pgrep -P "$1" -x fio)
+	kill -TERM ${pids:-$1} 2>/dev/null
+	if ! wait_until 60 sh -c "! kill -0 $1 2>/dev/null"; then
+		echo "fio_stop: fio ($1) still runs 60 s after SIGTERM: its I/O does not complete" >&2
+		return 1
+	fi
+	wait "$1"
+	rc=$?
+	[ "$rc" -eq 0 ] && return 0
+	grep -q 'terminating on signal' "$2" || return 1
+	grep -qiE 'io_u error|verify:|bad magic|bad header' "$2" && return 1
+	awk -F';' '$1 == 3 { seen = 1; if ($5 != 0) bad = 1 } END { exit !(seen && !bad) }' "$2"
+}

@@ -1,0 +1,210 @@
+#!/bin/bash
+# lab-timeout: 300
+# check-kernels: 6.1
+# A running multipath-tools host switched to mpathd under I/O, as an
+# administrator would: Debian's multipathd makes the maps from
+# /etc/multipath.conf (no_path_retry 12, group_by_prio; one over
+# scsi_debug's three ALUA ports: optimized, non-optimized, standby, one
+# over the virtio pair), fio --verify writes, multipathd stops
+# (queue_without_daemon no: it turns queueing off) and mpathd starts on
+# the same file. mpathd adopts the maps as they are: names kept, no
+# reload and no refused call (target, groups and paths unchanged), and
+# its queueing policy (no_path_retry 12) in the kernel at once. Then the
+# optimized path fails (I/O goes to the non-optimized one) and the
+# non-optimized one too, leaving only the standby port, which fails I/O:
+# the I/O waits, and completes when the optimized path is back within
+# the no_path_retry window. fio sees no error.
+. /lab/lib.sh
+
+command -v mpathd >/dev/null || die "mpathd is not on PATH"
+command -v multipathd >/dev/null || die "Debian's multipathd is not in the guest"
+
+broken=()
+broken() { # broken MESSAGE: a promise not kept; the scenario fails at the end
+	echo "BROKEN: $*" >&2
+	broken+=("$*")
+}
+mon= mpd=
+cleanup() {
+	[ -z "$mon" ] || kill "$mon" 2>/dev/null
+	[ -z "$mpd" ] || kill "$mpd" 2>/dev/null
+	# No I/O left waiting, and the file is not left for the scenarios after.
+	for m in $(dmsetup ls --target multipath 2>/dev/null | cut -f1); do
+		dmsetup message "$m" 0 fail_if_no_path >/dev/null 2>&1
+	done
+	rm -f /etc/multipath.conf
+}
+trap cleanup EXIT
+
+modprobe scsi_dh_alua || die "cannot load scsi_dh_alua"
+modprobe dm-multipath || die "cannot load dm-multipath"
+mapfile -t sd < <(scsi_debug_paths add_host=3)
+[ ${#sd[@]} -eq 3 ] || die "expected three scsi_debug paths, got: ${sd[*]}"
+# The port of each (lib.sh, active_paths): host N % 3.
+opt= nonopt= standby=
+for p in "${sd[@]}"; do
+	h=$(basename "$(readlink -f "/sys/block/$p/device")")
+	case $((${h%%:*} % 3)) in
+	0) opt=$p ;;
+	1) nonopt=$p ;;
+	2) standby=$p ;;
+	esac
+done
+[ -n "$opt" ] && [ -n "$nonopt" ] && [ -n "$standby" ] || die "ports not found among ${sd[*]}"
+result ports "optimized=$opt non-optimized=$nonopt standby=$standby"
+# multipathd groups by the port states scsi_dh_alua shows (prio sysfs),
+# which are not to be trusted right after the disks appear: a rescan
+# makes scsi_dh_alua ask the target again.
+ports_known() {
+	[ "$(cat "/sys/block/$opt/device/access_state")" = active/optimized ] &&
+		[ "$(cat "/sys/block/$nonopt/device/access_state")" = active/non-optimized ] &&
+		[ "$(cat "/sys/block/$standby/device/access_state")" = standby ]
+}
+for p in "${sd[@]}"; do echo 1 > "/sys/block/$p/device/rescan"; done
+wait_until 20 ports_known ||
+	die "scsi_dh_alua shows the ports as $(for p in "$opt" "$nonopt" "$standby"; do cat "/sys/block/$p/device/access_state"; done | tr '\n' ' ')"
+
+cat > /etc/multipath.conf <<'CONF'
+defaults {
+	user_friendly_names yes
+	find_multipaths no
+	polling_interval 2
+	no_path_retry 12
+	path_grouping_policy group_by_prio
+}
+blacklist {
+	devnode "^(nvme|sr|loop|ram|nullb)"
+}
+CONF
+rm -rf /etc/mpathd # mpathd reads multipath-tools' file only without its own
+
+multipathd -d -s -v3 > "$RESULTS/multipathd.log" 2>&1 &
+mpd=$!
+# Two maps: the scsi_debug LUN's and the virtio pair's.
+npaths() { dmsetup table "$1" 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l; }
+sdwwid=$(wwid_of "$opt") vwwid=$(wwid_of sda)
+made() { [ -n "$(map_of "$sdwwid")" ] && [ -n "$(map_of "$vwwid")" ] &&
+	[ "$(npaths "$(map_of "$sdwwid")")" -eq 3 ] && [ "$(npaths "$(map_of "$vwwid")")" -eq 2 ]; }
+wait_until 60 made || die "multipathd did not make the two maps: $(dmsetup table; tail -n 5 "$RESULTS/multipathd.log")"
+map=$(map_of "$sdwwid") vmap=$(map_of "$vwwid")
+result maps "$map (scsi_debug) $vmap (virtio)"
+table0=$(dmsetup table "$map")
+result multipathd_table "\"$table0\""
+echo "$table0" | grep -q queue_if_no_path || die "multipathd's map does not queue (no_path_retry 12): $table0"
+# Its groups, by priority: the optimized port first, the standby last.
+dopt=$(devt "$opt") dnonopt=$(devt "$nonopt") dstandby=$(devt "$standby")
+order=$(echo "$table0" | grep -oE '[0-9]+:[0-9]+' | tr '\n' ' ')
+[ "$order" = "$dopt $dnonopt $dstandby " ] || die "multipathd's groups are not optimized, non-optimized, standby: $table0"
+
+fio_verify switch "/dev/mapper/$map" 300 > "$RESULTS/fio.log" 2>&1 &
+fio=$!
+sleep 3
+
+# multipathd stops: queueing off, as queue_without_daemon no says.
+kill "$mpd"
+wait "$mpd"
+mpd=
+table1=$(dmsetup table "$map")
+vtable1=$(dmsetup table "$vmap")
+echo "$table1 $vtable1" | grep -q queue_if_no_path &&
+	die "multipathd left queueing on when it stopped: $table1; $vtable1"
+result after_multipathd "\"$table1\""
+
+# mpathd on the same file.
+udevadm monitor --kernel --property --subsystem-match=block > "$RESULTS/uevents.txt" 2>&1 &
+mon=$!
+sleep 1
+t0=$(now_ms)
+mpathd_start
+ready_ms=$(($(now_ms) - t0))
+result mpathd_ready_ms "$ready_ms"
+queueing() { dmsetup table "$map" | grep -q queue_if_no_path && dmsetup table "$vmap" | grep -q queue_if_no_path; }
+if wait_until 4 queueing; then
+	result queueing_in_force_ms $(($(now_ms) - t0))
+else
+	broken "queueing (no_path_retry 12) not in the kernel 4 s after mpathd was ready: $(dmsetup table "$map"); $(dmsetup table "$vmap")"
+fi
+# Two more intervals for any retry of a refused change to show.
+sleep 4
+kill "$mon"
+mon=
+mpathctl show maps > "$RESULTS/maps.txt" 2>&1 || broken "mpathctl show maps failed: $(cat "$RESULTS/maps.txt")"
+for m in "$map" "$vmap"; do
+	dmsetup info "$m" > /dev/null 2>&1 || die "the map $m is gone"
+	grep -qw "$m" "$RESULTS/maps.txt" || broken "mpathctl does not show $m: $(cat "$RESULTS/maps.txt")"
+	grep -q "map $m: .*adopted" "$RESULTS/mpathd.log" || broken "mpathd's log does not say it adopted $m"
+done
+table2=$(dmsetup table "$map")
+vtable2=$(dmsetup table "$vmap")
+result after_mpathd "\"$table2\""
+# The table as multipathd left it, but for the queueing feature.
+strip() { # the table without queue_if_no_path among its features
+	awk '{ n = $4; f = ""; c = 0
+		for (i = 5; i < 5 + n; i++) if ($i != "queue_if_no_path") { f = f " " $i; c++ }
+		out = $1 " " $2 " " $3 " " c f
+		for (i = 5 + n; i <= NF; i++) out = out " " $i
+		print out }'
+}
+[ "$(strip <<< "$table2")" = "$(strip <<< "$table1")" ] ||
+	broken "the table changed beyond queueing: '$table1' became '$table2'"
+[ "$(strip <<< "$vtable2")" = "$(strip <<< "$vtable1")" ] ||
+	broken "the table changed beyond queueing: '$vtable1' became '$vtable2'"
+reloads=$(grep -c 'reloading' "$RESULTS/mpathd.log" || true)
+refused=$(grep -ciE "immutable|trying again|refused|invalid argument" "$RESULTS/mpathd.log" || true)
+result reloads "$reloads"
+result refused_calls "$refused"
+[ "$reloads" -eq 0 ] || broken "mpathd reloaded adopted maps $reloads times: $(grep -m 2 reloading "$RESULTS/mpathd.log")"
+[ "$refused" -eq 0 ] || broken "the kernel refused mpathd's calls $refused times: $(grep -m 2 -iE 'immutable|trying again|refused|invalid argument' "$RESULTS/mpathd.log")"
+# A table load ends with a resume: a change event of the map without
+# DM_ACTION; synthetic ones (SYNTH_UUID, udev's watch) are no resume.
+awk 'function judge() { if (ev ~ /change/ && ev ~ /dm-/ && ev !~ /DM_ACTION=/ && ev !~ /SYNTH_UUID=/) n++ }
+	/^KERNEL\[/ { judge(); ev = $0; next }
+	{ ev = ev " " $0 }
+	END { judge(); print n + 0 }' "$RESULTS/uevents.txt" > "$RESULTS/resumes.txt"
+result resumes "$(cat "$RESULTS/resumes.txt")"
+[ "$(cat "$RESULTS/resumes.txt")" -eq 0 ] || broken "a map was loaded again after mpathd started"
+
+# The optimized path fails: I/O goes on through the non-optimized port.
+kill -0 "$fio" 2>/dev/null || broken "fio ended before the faults: $(tail -n 3 "$RESULTS/fio.log")"
+w0=$(awk '{ print $5 }' "/sys/block/$nonopt/stat")
+echo offline > "/sys/block/$opt/device/state"
+wait_until 10 path_is "$map" "$dopt" F || broken "the optimized path $opt set offline was not failed"
+sleep 3
+w1=$(awk '{ print $5 }' "/sys/block/$nonopt/stat")
+result writes_on_non_optimized $((w1 - w0))
+[ $((w1 - w0)) -gt 0 ] || broken "no write went to the non-optimized port $nonopt"
+
+# The non-optimized one too: only the standby port is left, and it fails
+# I/O. The I/O waits (no_path_retry 12: 24 s) ...
+echo offline > "/sys/block/$nonopt/device/state"
+t_down=$(now_ms)
+wait_until 10 path_is "$map" "$dnonopt" F || broken "the non-optimized path $nonopt set offline was not failed"
+sleep 5
+if kill -0 "$fio" 2>/dev/null; then
+	result waited_with_standby_only_ms $(($(now_ms) - t_down))
+else
+	broken "fio ended with only the standby port left: $(grep -m 1 -i error "$RESULTS/fio.log")"
+fi
+# ... and goes on when the optimized path returns.
+w0=$(awk '{ print $5 }' "/sys/block/$opt/stat")
+t0=$(now_ms)
+echo running > "/sys/block/$opt/device/state"
+resumed() { [ "$(awk '{ print $5 }' "/sys/block/$opt/stat")" -gt "$w0" ]; }
+if ! kill -0 "$fio" 2>/dev/null; then
+	: # nothing left to resume: fio ended, said above
+elif wait_until 10 resumed; then
+	result io_resumed_after_path_back_ms $(($(now_ms) - t0))
+else
+	broken "no write reached $opt 10 s after it came back: $(dmsetup status "$map")"
+fi
+echo running > "/sys/block/$nonopt/device/state"
+sleep 2
+if fio_stop "$fio" "$RESULTS/fio.log"; then
+	result fio errors=0
+else
+	broken "fio failed across the switch and the faults: $(grep -m 2 -i error "$RESULTS/fio.log")"
+fi
+
+kill -0 "$MPATHD_PID" || die "mpathd died"
+mpathd_stop TERM
+[ ${#broken[@]} -eq 0 ] || die "${#broken[@]} promise(s) broken: $(printf '%s; ' "${broken[@]}")"
