@@ -1,8 +1,7 @@
 #include "objects.h"
 
 #include <algorithm>
-#include <cctype>
-#include <string_view>
+#include <mpath/model/name_order.h>
 #include <unordered_map>
 
 namespace mpathctl {
@@ -66,36 +65,7 @@ const Properties *interface(const ManagedObject &o, const char *name) {
 } // namespace
 
 bool Objects::nameLess(const std::string &a, const std::string &b) {
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        const bool digitA = std::isdigit(static_cast<unsigned char>(a[i]));
-        const bool digitB = std::isdigit(static_cast<unsigned char>(b[j]));
-        size_t endA = i, endB = j;
-        while (endA < a.size() && std::isdigit(static_cast<unsigned char>(a[endA])) == digitA)
-            ++endA;
-        while (endB < b.size() && std::isdigit(static_cast<unsigned char>(b[endB])) == digitB)
-            ++endB;
-        std::string_view runA(a.data() + i, endA - i), runB(b.data() + j, endB - j);
-        if (digitA != digitB)
-            return digitA; // numbers first, as "sd" < "sda"
-        if (digitA) {
-            // Numerically: no leading zeroes matter, then the longer one.
-            while (runA.size() > 1 && runA[0] == '0')
-                runA.remove_prefix(1);
-            while (runB.size() > 1 && runB[0] == '0')
-                runB.remove_prefix(1);
-        }
-        // Shorter first ("z" < "aa"), then alphabetically.
-        if (runA.size() != runB.size())
-            return runA.size() < runB.size();
-        if (runA != runB)
-            return runA < runB;
-        i = endA;
-        j = endB;
-    }
-    if ((i < a.size()) != (j < b.size()))
-        return j < b.size();
-    return a < b;
+    return mpath::model::kernelNameLess(a, b);
 }
 
 Objects Objects::fromManagedObjects(const std::vector<ManagedObject> &objects) {
