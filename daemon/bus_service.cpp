@@ -385,6 +385,15 @@ const std::map<std::string, BusService::Object> &BusService::objects() {
     return objects_;
 }
 
+const std::string &BusService::mapsDocument() {
+    const auto &objects = this->objects();
+    if (mapsDocumentStale_) {
+        mapsDocument_ = BusObjects::mapsDocument(objects);
+        mapsDocumentStale_ = false;
+    }
+    return mapsDocument_;
+}
+
 std::string BusService::mapPath(const std::string &wwid) {
     return encode(BusObjects::kMapsPrefix, wwid);
 }
@@ -449,8 +458,10 @@ int BusService::attach(sd_bus *bus, bool peer) {
     if (r < 0)
         return r;
     connections_.push_back(std::move(c));
-    if (objects_.empty())
+    if (objects_.empty()) {
         objects_ = BusObjects::compute(daemon_);
+        mapsDocumentStale_ = true;
+    }
     return 0;
 }
 
@@ -468,6 +479,7 @@ void BusService::publish() {
         return;
     std::map<std::string, Object> previous = std::move(objects_);
     objects_ = std::move(next);
+    mapsDocumentStale_ = true;
     for (auto &c : connections_) {
         if (sd_bus_is_ready(c->bus) <= 0)
             continue; // still connecting: it reads the objects once it can
