@@ -228,9 +228,13 @@ int BusService::Callbacks::onMethod(sd_bus_message *m, void *userdata, sd_bus_er
 
 void BusService::dispatch(const BusMethod &method, sd_bus_message *m) {
     std::weak_ptr<bool> alive = alive_;
-    auto call = std::make_shared<BusCall>(m, [this, alive] {
-        if (alive.lock())
-            publish(); // what changed is signalled before the answer
+    // What a change changed is signalled before its answer. A read changes
+    // nothing: when what it read was computed for it (objects()), there is
+    // nothing to signal, and no second computation to pay for.
+    const bool change = method.action != nullptr;
+    auto call = std::make_shared<BusCall>(m, [this, alive, change] {
+        if (alive.lock() && (change || dirty_))
+            publish();
     });
     guarded(call, [&] {
         // Parse, and check the arguments alone.
