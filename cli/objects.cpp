@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <mpath/model/name_order.h>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mpathctl {
@@ -185,6 +187,83 @@ Objects Objects::fromManagedObjects(const std::vector<ManagedObject> &objects) {
             p.mapName = it->second->name;
         if (auto it = groups.find(group); it != groups.end())
             p.groupNumber = it->second.number;
+    }
+    return out;
+}
+
+namespace {
+
+template <typename T>
+void field(const nlohmann::json &j, const char *name, T &out) {
+    auto it = j.find(name);
+    if (it == j.end() || it->is_null())
+        return;
+    if constexpr (std::is_same_v<T, bool>) {
+        if (it->is_boolean())
+            out = it->template get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+        if (it->is_number_integer())
+            out = it->template get<T>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (it->is_string())
+            out = it->template get<std::string>();
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        if (it->is_array())
+            for (const auto &s : *it)
+                if (s.is_string())
+                    out.push_back(s.template get<std::string>());
+    } else {
+        static_assert(std::is_same_v<T, std::map<std::string, std::string>>);
+        if (it->is_object())
+            for (const auto &[k, v] : it->items())
+                if (v.is_string())
+                    out.emplace(k, v.template get<std::string>());
+    }
+}
+
+} // namespace
+
+Objects Objects::fromMapsDocument(const std::string &json) {
+    const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("maps") || !doc["maps"].is_array())
+        throw std::runtime_error("mpathd's DescribeMaps answer is not a maps document");
+    Objects out;
+    for (const auto &j : doc["maps"]) {
+        if (!j.is_object())
+            continue;
+        MapInfo m;
+        field(j, "name", m.name);
+        field(j, "wwid", m.wwid);
+        field(j, "uuid", m.uuid);
+        field(j, "target", m.target);
+        field(j, "sizeBytes", m.sizeBytes);
+        field(j, "features", m.features);
+        field(j, "hardwareHandler", m.hardwareHandler);
+        field(j, "queueIfNoPath", m.queueIfNoPath);
+        field(j, "noPathRetry", m.noPathRetry);
+        field(j, "pgInitRetries", m.pgInitRetries);
+        field(j, "pgInitDelayMsecs", m.pgInitDelayMsecs);
+        field(j, "selector", m.selector);
+        field(j, "activeGroup", m.activeGroup);
+        field(j, "blockDevice", m.blockDevice);
+        field(j, "devt", m.devt);
+        field(j, "state", m.state);
+        field(j, "usablePaths", m.usablePaths);
+        field(j, "paths", m.paths);
+        field(j, "overrides", m.overrides);
+        if (auto groups = j.find("groups"); groups != j.end() && groups->is_array())
+            for (const auto &g : *groups) {
+                if (!g.is_object())
+                    continue;
+                GroupInfo info;
+                field(g, "number", info.number);
+                field(g, "state", info.state);
+                field(g, "priority", info.priority);
+                field(g, "selector", info.selector);
+                field(g, "paths", info.paths);
+                m.groups.push_back(std::move(info));
+            }
+        out.maps.push_back(std::move(m));
     }
     return out;
 }
