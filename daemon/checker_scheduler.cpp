@@ -89,8 +89,12 @@ void CheckerScheduler::check(const std::string &kernelName) {
     if (rec.checking)
         return;
     rec.checking = true;
+    // The check ends at its deadline (a polling interval at most); its
+    // SCSI command keeps checker_timeout in the kernel, as multipathd's.
+    auto io = daemon_.checkIo();
+    io.commandTimeout = commandTimeout();
     mpath::checkers::startCheck(
-        daemon_.checkIo(), *rec.checker, checkDeadline(),
+        io, *rec.checker, checkDeadline(),
         [this, kernelName, generation = rec.generation](mpath::checkers::CheckOutcome o) {
             onResult(kernelName, generation, std::move(o));
         });

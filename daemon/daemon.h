@@ -52,10 +52,10 @@ struct Environment {
     /// to load on first use).
     std::function<bool()> lmpathAvailable{[] { return false; }};
     /// Device-mapper calls, in a lane of their own: no number of hung
-    /// paths can take the workers a fail_path, reload or create needs. A
-    /// map's creation or reload waits for udev to process its events (a
-    /// few hundred ms on a busy machine): a burst of them gets up to 28
-    /// more workers, so 64 maps are not made four at a time.
+    /// paths can take the workers a fail_path, reload or create needs. No
+    /// call waits for udev (a map is parked on its cookie instead), but a
+    /// suspend can wait for a map's in-flight I/O: a burst of calls gets
+    /// up to 28 more workers, so 64 maps are not made four at a time.
     mpath::sys::Executor::Options dmLane{4, 16, 28};
     /// Path I/O: submitting the checks' I/O (which no thread waits for:
     /// PathIo), the checks that must run as jobs, and priorities. A hung

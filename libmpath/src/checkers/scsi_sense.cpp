@@ -131,11 +131,13 @@ CheckOutcome runScsiCheck(const std::string &devnode, std::span<const uint8_t> c
 namespace {
 
 void scsiAttempt(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
-                 size_t transferLength, std::chrono::milliseconds timeout, int attemptsLeft,
+                 size_t transferLength, std::chrono::milliseconds timeout,
+                 std::chrono::milliseconds commandTimeout, int attemptsLeft,
                  std::function<void(CheckOutcome)> done) {
     std::vector<uint8_t> command = cdb;
-    io.scsi(devnode, std::move(command), transferLength, timeout,
-            [&io, devnode, cdb = std::move(cdb), transferLength, timeout, attemptsLeft,
+    io.scsi(devnode, std::move(command), transferLength, timeout, commandTimeout,
+            [&io, devnode, cdb = std::move(cdb), transferLength, timeout, commandTimeout,
+             attemptsLeft,
              done = std::move(done)](Result<sys::ScsiCompletion> c, std::vector<uint8_t>) mutable {
                 if (!c) {
                     done(outcomeOfError(c.error()));
@@ -145,7 +147,7 @@ void scsiAttempt(sys::PathIo &io, const std::string &devnode, std::vector<uint8_
                 CheckOutcome o = decodeScsiCompletion(*c, retry);
                 if (retry && attemptsLeft > 1) {
                     scsiAttempt(io, devnode, std::move(cdb), transferLength, timeout,
-                                attemptsLeft - 1, std::move(done));
+                                commandTimeout, attemptsLeft - 1, std::move(done));
                     return;
                 }
                 done(std::move(o));
@@ -156,8 +158,10 @@ void scsiAttempt(sys::PathIo &io, const std::string &devnode, std::vector<uint8_
 
 void startScsiCheck(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
                     size_t transferLength, std::chrono::milliseconds timeout,
-                    std::function<void(CheckOutcome)> done) {
-    scsiAttempt(io, devnode, std::move(cdb), transferLength, timeout, 3, std::move(done));
+                    std::function<void(CheckOutcome)> done,
+                    std::chrono::milliseconds commandTimeout) {
+    scsiAttempt(io, devnode, std::move(cdb), transferLength, timeout, commandTimeout, 3,
+                std::move(done));
 }
 
 void startScsiOrJob(CheckIo io, const Checker &checker, std::vector<uint8_t> cdb,
@@ -165,7 +169,7 @@ void startScsiOrJob(CheckIo io, const Checker &checker, std::vector<uint8_t> cdb
                     std::function<void(CheckOutcome)> done) {
     if (io.pathIo && io.pathIo->sgNode(checker.devnode())) {
         startScsiCheck(*io.pathIo, checker.devnode(), std::move(cdb), transferLength, timeout,
-                       std::move(done));
+                       std::move(done), io.commandTimeout);
         return;
     }
     startCheckJob(io.executor, checker, timeout, std::move(done));

@@ -56,6 +56,7 @@ struct PathIo::Request {
     std::string devnode;
     std::string node; ///< the sg node, or the block device for a read
     std::chrono::milliseconds timeout{0};
+    std::chrono::milliseconds commandTimeout{0}; ///< the kernel's, for SCSI
     std::atomic<Stage> stage{Stage::Queued};
     UniqueFd fd; ///< set by the submitting worker before stage InKernel
 
@@ -237,6 +238,12 @@ void PathIo::submit(Id id, std::function<Result<bool>()> work) {
 PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, size_t dataIn,
                         std::chrono::milliseconds timeout,
                         std::function<void(Result<ScsiCompletion>, std::vector<uint8_t>)> done) {
+    return scsi(devnode, std::move(cdb), dataIn, timeout, timeout, std::move(done));
+}
+
+PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, size_t dataIn,
+                        std::chrono::milliseconds timeout, std::chrono::milliseconds commandTimeout,
+                        std::function<void(Result<ScsiCompletion>, std::vector<uint8_t>)> done) {
     auto refuse = [&](Error e) {
         later([done = std::move(done), e = std::move(e)] { done(e, {}); });
         return Id{0};
@@ -252,6 +259,7 @@ PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, si
     req->devnode = devnode;
     req->node = *node;
     req->timeout = timeout;
+    req->commandTimeout = std::max(timeout, commandTimeout);
     req->cdb = std::move(cdb);
     req->data.resize(dataIn);
     const Id id = add(req);
@@ -274,7 +282,7 @@ PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, si
         io.dxferp = req->data.empty() ? nullptr : req->data.data();
         io.mx_sb_len = sizeof(req->sense);
         io.sbp = req->sense;
-        io.timeout = static_cast<unsigned>(std::max<int64_t>(1, req->timeout.count()));
+        io.timeout = static_cast<unsigned>(std::max<int64_t>(1, req->commandTimeout.count()));
         if (::write(fd.get(), &io, sizeof(io)) < 0) {
             const int e = errno;
             req->stage = Stage::Failed;

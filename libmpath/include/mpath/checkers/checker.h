@@ -31,6 +31,12 @@ struct CheckIo {
     sys::Executor &executor;
     /// The I/O no thread waits for; null: every check is a job().
     sys::PathIo *pathIo{nullptr};
+    /// The timeout the kernel gives a check's SCSI command (checker_timeout).
+    /// A check ends at its own, shorter deadline; its command stays in the
+    /// kernel until this one, as multipathd's does, so a target that does
+    /// not answer is not sent into SCSI error recovery at every check.
+    /// Zero: the check's deadline.
+    std::chrono::milliseconds commandTimeout{0};
 };
 
 /// A path checker ("path_checker" in multipath.conf) for one device node.

@@ -37,10 +37,12 @@ CheckOutcome runScsiCheck(const std::string &devnode, std::span<const uint8_t> c
                           size_t transferLength, std::chrono::milliseconds timeout);
 
 /// runScsiCheck() through \a io (the device's sg node): no thread waits
-/// for the device. \a done gets the outcome on the loop's thread.
+/// for the device. \a done gets the outcome on the loop's thread. The
+/// kernel gives the command \a commandTimeout if longer than \a timeout.
 void startScsiCheck(sys::PathIo &io, const std::string &devnode, std::vector<uint8_t> cdb,
                     size_t transferLength, std::chrono::milliseconds timeout,
-                    std::function<void(CheckOutcome)> done);
+                    std::function<void(CheckOutcome)> done,
+                    std::chrono::milliseconds commandTimeout = {});
 
 /// Starts a SCSI checker's check: through the sg node with \a io.pathIo
 /// when the device has one, else \a checker's job() on the executor.

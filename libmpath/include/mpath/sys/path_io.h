@@ -58,6 +58,12 @@ public:
     Id scsi(const std::string &devnode, std::vector<uint8_t> cdb, size_t dataIn,
             std::chrono::milliseconds timeout,
             std::function<void(Result<ScsiCompletion>, std::vector<uint8_t>)> done);
+    /// As above, but the kernel gives the command \a commandTimeout (the
+    /// request still ends at \a timeout, and stays in flight, an orphan,
+    /// until the kernel answers or gives up).
+    Id scsi(const std::string &devnode, std::vector<uint8_t> cdb, size_t dataIn,
+            std::chrono::milliseconds timeout, std::chrono::milliseconds commandTimeout,
+            std::function<void(Result<ScsiCompletion>, std::vector<uint8_t>)> done);
 
     /// Reads the first logical block of \a devnode with O_DIRECT; \a done
     /// gets how long the kernel took, or ENOSYS when Linux AIO cannot be
