@@ -163,6 +163,18 @@ std::vector<ManagedObject> BusClient::managedObjects() {
     return reply.readManagedObjects();
 }
 
+std::optional<std::string> BusClient::describeMaps() {
+    try {
+        BusMessage reply =
+            callChecked(managerPath, managerInterface, "DescribeMaps", {}, true, false, 0);
+        return reply.readString();
+    } catch (const DaemonError &e) {
+        if (e.name() == "org.freedesktop.DBus.Error.UnknownMethod")
+            return std::nullopt;
+        throw;
+    }
+}
+
 std::string BusClient::resolve(const std::string &device) {
     BusMessage reply = callChecked(
         managerPath, managerInterface, "ResolveDevice",

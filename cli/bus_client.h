@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mpathctl {
@@ -31,6 +32,10 @@ public:
 
     /// Every object, from one GetManagedObjects call.
     std::vector<ManagedObject> managedObjects();
+    /// Every map as JSON, from Manager.DescribeMaps: the document `show
+    /// maps --json` prints. \return nothing when the daemon has no such
+    /// method (older than the client)
+    std::optional<std::string> describeMaps();
     /// The object path of a map or path named any way ResolveDevice
     /// accepts.
     std::string resolve(const std::string &device);

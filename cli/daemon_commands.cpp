@@ -331,6 +331,18 @@ int DaemonCommands::show(BusClient &client) const {
         object = resolveMap(client, showMap_.name);
     else if (showPath_.command->parsed())
         object = resolvePath(client, showPath_.name);
+    if (showMaps_->parsed()) {
+        // The daemon keeps this document ready: printed as it comes, or
+        // read for the table, with no object of a group or path in
+        // between.
+        if (const std::optional<std::string> document = client.describeMaps()) {
+            if (json_)
+                std::cout << *document << std::flush;
+            else
+                printer.maps(Objects::fromMapsDocument(*document), std::cout);
+            return ExitOk;
+        }
+    }
     const Objects objects = Objects::fromManagedObjects(client.managedObjects());
     auto print = [](const nlohmann::json &j) { std::cout << j.dump(2) << "\n"; };
 

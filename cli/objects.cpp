@@ -1,8 +1,9 @@
 #include "objects.h"
 
 #include <algorithm>
-#include <cctype>
-#include <string_view>
+#include <mpath/model/name_order.h>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mpathctl {
@@ -66,36 +67,7 @@ const Properties *interface(const ManagedObject &o, const char *name) {
 } // namespace
 
 bool Objects::nameLess(const std::string &a, const std::string &b) {
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        const bool digitA = std::isdigit(static_cast<unsigned char>(a[i]));
-        const bool digitB = std::isdigit(static_cast<unsigned char>(b[j]));
-        size_t endA = i, endB = j;
-        while (endA < a.size() && std::isdigit(static_cast<unsigned char>(a[endA])) == digitA)
-            ++endA;
-        while (endB < b.size() && std::isdigit(static_cast<unsigned char>(b[endB])) == digitB)
-            ++endB;
-        std::string_view runA(a.data() + i, endA - i), runB(b.data() + j, endB - j);
-        if (digitA != digitB)
-            return digitA; // numbers first, as "sd" < "sda"
-        if (digitA) {
-            // Numerically: no leading zeroes matter, then the longer one.
-            while (runA.size() > 1 && runA[0] == '0')
-                runA.remove_prefix(1);
-            while (runB.size() > 1 && runB[0] == '0')
-                runB.remove_prefix(1);
-        }
-        // Shorter first ("z" < "aa"), then alphabetically.
-        if (runA.size() != runB.size())
-            return runA.size() < runB.size();
-        if (runA != runB)
-            return runA < runB;
-        i = endA;
-        j = endB;
-    }
-    if ((i < a.size()) != (j < b.size()))
-        return j < b.size();
-    return a < b;
+    return mpath::model::kernelNameLess(a, b);
 }
 
 Objects Objects::fromManagedObjects(const std::vector<ManagedObject> &objects) {
@@ -215,6 +187,83 @@ Objects Objects::fromManagedObjects(const std::vector<ManagedObject> &objects) {
             p.mapName = it->second->name;
         if (auto it = groups.find(group); it != groups.end())
             p.groupNumber = it->second.number;
+    }
+    return out;
+}
+
+namespace {
+
+template <typename T>
+void field(const nlohmann::json &j, const char *name, T &out) {
+    auto it = j.find(name);
+    if (it == j.end() || it->is_null())
+        return;
+    if constexpr (std::is_same_v<T, bool>) {
+        if (it->is_boolean())
+            out = it->template get<bool>();
+    } else if constexpr (std::is_integral_v<T>) {
+        if (it->is_number_integer())
+            out = it->template get<T>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (it->is_string())
+            out = it->template get<std::string>();
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        if (it->is_array())
+            for (const auto &s : *it)
+                if (s.is_string())
+                    out.push_back(s.template get<std::string>());
+    } else {
+        static_assert(std::is_same_v<T, std::map<std::string, std::string>>);
+        if (it->is_object())
+            for (const auto &[k, v] : it->items())
+                if (v.is_string())
+                    out.emplace(k, v.template get<std::string>());
+    }
+}
+
+} // namespace
+
+Objects Objects::fromMapsDocument(const std::string &json) {
+    const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("maps") || !doc["maps"].is_array())
+        throw std::runtime_error("mpathd's DescribeMaps answer is not a maps document");
+    Objects out;
+    for (const auto &j : doc["maps"]) {
+        if (!j.is_object())
+            continue;
+        MapInfo m;
+        field(j, "name", m.name);
+        field(j, "wwid", m.wwid);
+        field(j, "uuid", m.uuid);
+        field(j, "target", m.target);
+        field(j, "sizeBytes", m.sizeBytes);
+        field(j, "features", m.features);
+        field(j, "hardwareHandler", m.hardwareHandler);
+        field(j, "queueIfNoPath", m.queueIfNoPath);
+        field(j, "noPathRetry", m.noPathRetry);
+        field(j, "pgInitRetries", m.pgInitRetries);
+        field(j, "pgInitDelayMsecs", m.pgInitDelayMsecs);
+        field(j, "selector", m.selector);
+        field(j, "activeGroup", m.activeGroup);
+        field(j, "blockDevice", m.blockDevice);
+        field(j, "devt", m.devt);
+        field(j, "state", m.state);
+        field(j, "usablePaths", m.usablePaths);
+        field(j, "paths", m.paths);
+        field(j, "overrides", m.overrides);
+        if (auto groups = j.find("groups"); groups != j.end() && groups->is_array())
+            for (const auto &g : *groups) {
+                if (!g.is_object())
+                    continue;
+                GroupInfo info;
+                field(g, "number", info.number);
+                field(g, "state", info.state);
+                field(g, "priority", info.priority);
+                field(g, "selector", info.selector);
+                field(g, "paths", info.paths);
+                m.groups.push_back(std::move(info));
+            }
+        out.maps.push_back(std::move(m));
     }
     return out;
 }

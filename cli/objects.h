@@ -99,6 +99,10 @@ struct Objects {
     /// Builds the model from \p objects; unknown interfaces and
     /// properties are ignored, missing ones keep their defaults.
     static Objects fromManagedObjects(const std::vector<ManagedObject> &objects);
+    /// The maps of a DescribeMaps answer (the document `show maps --json`
+    /// prints); no manager, no paths. Fields it lacks keep their defaults.
+    /// \throw std::runtime_error when \p json is not such a document
+    static Objects fromMapsDocument(const std::string &json);
 
     /// "sdb" < "sdz" < "sdaa", "nvme0n2" < "nvme0n10": the order the
     /// kernel names devices in.

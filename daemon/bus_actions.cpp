@@ -134,6 +134,8 @@ void BusActions::run(const BusMethod &method, const Target &target, const BusArg
     switch (method.act) {
     case BusAct::GetMaps:
         return getMaps(call);
+    case BusAct::DescribeMaps:
+        return call->okString(service_.mapsDocument());
     case BusAct::ResolveDevice:
         if (auto path = resolve(args.text()))
             return call->okObject(*path);

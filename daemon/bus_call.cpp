@@ -36,6 +36,11 @@ void BusCall::okObject(const std::string &path) {
         (void)sd_bus_reply_method_return(m_, "o", path.c_str());
 }
 
+void BusCall::okString(const std::string &s) {
+    if (answer())
+        (void)sd_bus_reply_method_return(m_, "s", s.c_str());
+}
+
 void BusCall::okObjects(const std::vector<std::string> &paths) {
     if (!answer())
         return;

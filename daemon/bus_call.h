@@ -29,6 +29,7 @@ public:
     void ok();
     void okObject(const std::string &path);
     void okObjects(const std::vector<std::string> &paths);
+    void okString(const std::string &s);
     /// Answers the named error \a name with \a message.
     void fail(const char *name, const std::string &message);
     /// Answers the named error of \a error's code (busErrorName()).

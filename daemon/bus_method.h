@@ -13,6 +13,7 @@ enum class BusObjectKind { Manager, Map, Path };
 /// (BusActions::run()).
 enum class BusAct {
     GetMaps,
+    DescribeMaps,
     ResolveDevice,
     Reconfigure,
     AddPath,
@@ -40,7 +41,7 @@ struct BusMethod {
     /// 0 when it has none.
     char argument;
     const char *argumentName;
-    /// What it answers: "o", "ao" or "" for nothing.
+    /// What it answers: "o", "ao", "s" or "" for nothing.
     const char *result;
     const char *resultName;
     BusObjectKind object;

@@ -1,9 +1,11 @@
 #include "bus_objects.h"
 
+#include "bus_json.h"
 #include "daemon.h"
 
 #include <algorithm>
 #include <mpath/config/values.h>
+#include <mpath/model/name_order.h>
 #include <mpath/policy/grouping.h>
 #include <sys/sysmacros.h>
 
@@ -232,6 +234,155 @@ std::map<std::string, BusService::Object> BusObjects::compute(const Daemon &daem
                                          ? BusService::groupPath(w->second.first, w->second.second)
                                          : "/"}}}};
     }
+    return out;
+}
+
+namespace {
+
+/// Property \a name of \a o, null when it has none or another type.
+template <typename T>
+const T *propertyOf(const BusService::Object &o, std::string_view name) {
+    for (const auto &[n, v] : o.properties)
+        if (n == name)
+            return std::get_if<T>(&v);
+    return nullptr;
+}
+
+template <typename T>
+T valueOf(const BusService::Object &o, std::string_view name) {
+    const T *v = propertyOf<T>(o, name);
+    return v ? *v : T{};
+}
+
+/// The kernel names of the path objects \a paths names, those that exist
+/// and have one: what mpathctl lists of GetManagedObjects' answer.
+std::vector<std::string> pathNames(const std::map<std::string, BusService::Object> &objects,
+                                   const std::vector<BusService::ObjectPath> &paths) {
+    std::vector<std::string> names;
+    names.reserve(paths.size());
+    for (const auto &p : paths)
+        if (auto it = objects.find(p.path);
+            it != objects.end() && it->second.interface == BusObjects::kPathInterface)
+            if (std::string name = valueOf<std::string>(it->second, "Name"); !name.empty())
+                names.push_back(std::move(name));
+    return names;
+}
+
+void writeStrings(BusJson &j, const std::vector<std::string> &strings) {
+    j.beginArray();
+    for (const auto &s : strings)
+        j.value(s);
+    j.endArray();
+}
+
+} // namespace
+
+std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Object> &objects) {
+    using ObjectPaths = std::vector<BusService::ObjectPath>;
+    struct Entry {
+        std::string name;
+        const BusService::Object *map;
+    };
+    std::vector<Entry> maps;
+    for (const auto &[path, o] : objects)
+        if (o.interface == kMapInterface) {
+            std::string name = valueOf<std::string>(o, "Name");
+            maps.push_back({name.empty() ? valueOf<std::string>(o, "Wwid") : std::move(name), &o});
+        }
+    std::sort(maps.begin(), maps.end(), [](const Entry &a, const Entry &b) {
+        return mpath::model::kernelNameLess(a.name, b.name);
+    });
+
+    // Keys in byte order, as mpathctl's documents have them.
+    BusJson j;
+    j.beginObject();
+    j.key("maps");
+    j.beginArray();
+    for (const Entry &e : maps) {
+        const BusService::Object &m = *e.map;
+        std::vector<const BusService::Object *> groups;
+        if (const auto *paths = propertyOf<ObjectPaths>(m, "Groups"))
+            for (const auto &g : *paths)
+                if (auto it = objects.find(g.path);
+                    it != objects.end() && it->second.interface == kGroupInterface)
+                    groups.push_back(&it->second);
+        std::stable_sort(groups.begin(), groups.end(), [](const auto *a, const auto *b) {
+            return valueOf<uint32_t>(*a, "Number") < valueOf<uint32_t>(*b, "Number");
+        });
+        std::vector<std::string> paths = pathNames(objects, valueOf<ObjectPaths>(m, "Paths"));
+        std::sort(paths.begin(), paths.end(), [](const std::string &a, const std::string &b) {
+            return mpath::model::kernelNameLess(a, b);
+        });
+
+        j.beginObject();
+        j.key("activeGroup");
+        j.value(uint64_t{valueOf<uint32_t>(m, "ActiveGroup")});
+        j.key("blockDevice");
+        j.value(valueOf<std::string>(m, "BlockDevice"));
+        j.key("devt");
+        j.value(valueOf<std::string>(m, "DevT"));
+        j.key("features");
+        writeStrings(j, valueOf<std::vector<std::string>>(m, "Features"));
+        j.key("groups");
+        j.beginArray();
+        for (const BusService::Object *g : groups) {
+            j.beginObject();
+            j.key("number");
+            j.value(uint64_t{valueOf<uint32_t>(*g, "Number")});
+            j.key("paths");
+            writeStrings(j, pathNames(objects, valueOf<ObjectPaths>(*g, "Paths")));
+            j.key("priority");
+            j.value(int64_t{valueOf<int32_t>(*g, "Priority")});
+            j.key("selector");
+            j.value(valueOf<std::string>(*g, "Selector"));
+            j.key("state");
+            j.value(valueOf<std::string>(*g, "State"));
+            j.endObject();
+        }
+        j.endArray();
+        j.key("hardwareHandler");
+        j.value(valueOf<std::string>(m, "HardwareHandler"));
+        j.key("name");
+        j.value(e.name);
+        j.key("noPathRetry");
+        j.value(valueOf<std::string>(m, "NoPathRetry"));
+        j.key("overrides");
+        j.beginObject();
+        for (const auto &[k, v] : valueOf<std::map<std::string, std::string>>(m, "Overrides")) {
+            j.key(k);
+            j.value(v);
+        }
+        j.endObject();
+        j.key("paths");
+        writeStrings(j, paths);
+        j.key("pgInitDelayMsecs");
+        j.value(uint64_t{valueOf<uint32_t>(m, "PgInitDelayMsecs")});
+        j.key("pgInitRetries");
+        j.value(uint64_t{valueOf<uint32_t>(m, "PgInitRetries")});
+        j.key("queueIfNoPath");
+        j.value(valueOf<bool>(m, "QueueIfNoPath"));
+        j.key("selector");
+        j.value(valueOf<std::string>(m, "Selector"));
+        j.key("sizeBytes");
+        j.value(valueOf<uint64_t>(m, "Size"));
+        j.key("state");
+        j.value(valueOf<std::string>(m, "State"));
+        j.key("target");
+        j.value(valueOf<std::string>(m, "Target"));
+        j.key("usablePaths");
+        j.value(uint64_t{valueOf<uint32_t>(m, "UsablePaths")});
+        j.key("uuid");
+        j.value(valueOf<std::string>(m, "Uuid"));
+        j.key("wwid");
+        j.value(valueOf<std::string>(m, "Wwid"));
+        j.endObject();
+    }
+    j.endArray();
+    j.key("version");
+    j.value(uint64_t{1});
+    j.endObject();
+    std::string out = j.take();
+    out += '\n';
     return out;
 }
 

@@ -35,6 +35,11 @@ public:
 
     /// Every object of \a daemon's state by object path.
     static std::map<std::string, BusService::Object> compute(const Daemon &daemon);
+
+    /// The answer of Manager.DescribeMaps: every map of \a objects with its
+    /// groups and its paths' kernel names, as JSON in the layout and order
+    /// of `mpathctl show maps --json` (docs/mpathctl-json.md, version 1).
+    static std::string mapsDocument(const std::map<std::string, BusService::Object> &objects);
 };
 
 } // namespace mpathd

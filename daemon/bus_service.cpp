@@ -228,9 +228,13 @@ int BusService::Callbacks::onMethod(sd_bus_message *m, void *userdata, sd_bus_er
 
 void BusService::dispatch(const BusMethod &method, sd_bus_message *m) {
     std::weak_ptr<bool> alive = alive_;
-    auto call = std::make_shared<BusCall>(m, [this, alive] {
-        if (alive.lock())
-            publish(); // what changed is signalled before the answer
+    // What a change changed is signalled before its answer. A read changes
+    // nothing: when what it read was computed for it (objects()), there is
+    // nothing to signal, and no second computation to pay for.
+    const bool change = method.action != nullptr;
+    auto call = std::make_shared<BusCall>(m, [this, alive, change] {
+        if (alive.lock() && (change || dirty_))
+            publish();
     });
     guarded(call, [&] {
         // Parse, and check the arguments alone.
@@ -385,6 +389,15 @@ const std::map<std::string, BusService::Object> &BusService::objects() {
     return objects_;
 }
 
+const std::string &BusService::mapsDocument() {
+    const auto &objects = this->objects();
+    if (mapsDocumentStale_) {
+        mapsDocument_ = BusObjects::mapsDocument(objects);
+        mapsDocumentStale_ = false;
+    }
+    return mapsDocument_;
+}
+
 std::string BusService::mapPath(const std::string &wwid) {
     return encode(BusObjects::kMapsPrefix, wwid);
 }
@@ -449,8 +462,10 @@ int BusService::attach(sd_bus *bus, bool peer) {
     if (r < 0)
         return r;
     connections_.push_back(std::move(c));
-    if (objects_.empty())
+    if (objects_.empty()) {
         objects_ = BusObjects::compute(daemon_);
+        mapsDocumentStale_ = true;
+    }
     return 0;
 }
 
@@ -468,6 +483,7 @@ void BusService::publish() {
         return;
     std::map<std::string, Object> previous = std::move(objects_);
     objects_ = std::move(next);
+    mapsDocumentStale_ = true;
     for (auto &c : connections_) {
         if (sd_bus_is_ready(c->bus) <= 0)
             continue; // still connecting: it reads the objects once it can

@@ -71,6 +71,10 @@ public:
     /// have changed since.
     const std::map<std::string, Object> &objects();
 
+    /// Manager.DescribeMaps' answer for the objects(): rendered once after
+    /// each change that a read asks for, then given as it is.
+    const std::string &mapsDocument();
+
     /// Computes the objects again and signals what changed.
     void publish();
 
@@ -95,6 +99,8 @@ private:
     Daemon &daemon_;
     std::vector<std::unique_ptr<Connection>> connections_;
     std::map<std::string, Object> objects_;
+    std::string mapsDocument_;
+    bool mapsDocumentStale_{true}; ///< objects_ changed since it was rendered
     std::unique_ptr<BusActions> actions_;
     std::unique_ptr<PolkitAuthorizer> authorizer_;
     mpath::sys::EventLoop::SourcePtr afterDispatch_;

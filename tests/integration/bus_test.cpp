@@ -182,6 +182,34 @@ TEST_F(Bus, SetPathSelectorReloadsTheMapAndSaysTheSettingLastsUntilReconfigure) 
     EXPECT_EQ(mapProperty(kMapB, "Selector"), "service-time 0");
 }
 
+TEST_F(Bus, DescribeMapsSaysWhatAChangeChangedAsSoonAsItsReplyCame) {
+    auto describe = [this] {
+        const Reply r = manager("DescribeMaps", "a{sv}", 0);
+        EXPECT_EQ(r.error, "") << r.message;
+        return nlohmann::json::parse(r.value, nullptr, false);
+    };
+    auto selectorOf = [](const nlohmann::json &doc, const char *wwid) {
+        for (const auto &m : doc["maps"])
+            if (m["wwid"] == wwid)
+                return m["selector"].get<std::string>();
+        return std::string("(no map ") + wwid + ")";
+    };
+    nlohmann::json before = describe();
+    ASSERT_FALSE(before.is_discarded());
+    EXPECT_EQ(before["version"], 1);
+    EXPECT_EQ(selectorOf(before, kMapB), "service-time 0") << before.dump(2);
+
+    ASSERT_EQ(map(kMapB, "SetPathSelector", "sa{sv}", "queue-length", 0).error, "");
+    nlohmann::json after = describe();
+    EXPECT_EQ(selectorOf(after, kMapB), "queue-length 0") << after.dump(2);
+    EXPECT_EQ(selectorOf(after, kMapA), "service-time 0") << after.dump(2);
+    for (const auto &m : after["maps"]) {
+        if (m["wwid"] == kMapB) {
+            EXPECT_EQ(m["overrides"], nlohmann::json({{"path_selector", "runtime"}}));
+        }
+    }
+}
+
 TEST_F(Bus, PropertiesChangedTellsAWatcherTheNewSelector) {
     // A watcher subscribed before the change, reading until it sees it.
     auto watcher = std::async(std::launch::async, [this] {
@@ -325,6 +353,13 @@ TEST_F(Bus, ReadsAreOpenToEveryoneAndChangesNeedRootWithoutPolkit) {
     EXPECT_EQ(busctlAsNobody(std::string("get-property ") + kName + " " +
                                  mpathd::BusService::mapPath(kMapA) +
                                  " org.mpathd.Multipath1.Map Name",
+                             &out),
+              0)
+        << out;
+    EXPECT_NE(out.find(kMapA), std::string::npos) << out;
+    EXPECT_EQ(busctlAsNobody(std::string("call ") + kName +
+                                 " /org/mpathd/Multipath1/Manager org.mpathd.Multipath1.Manager "
+                                 "DescribeMaps a{sv} 0",
                              &out),
               0)
         << out;
@@ -661,7 +696,8 @@ TEST_F(Bus, EveryMethodThatChangesSomethingIsRefusedToAnUnauthorizedCaller) {
         {sdc, kPathIface, "Fail", "a{sv}", "[{}]", kManagePaths},
         {sdc, kPathIface, "Reinstate", "a{sv}", "[{}]", kManagePaths},
     };
-    const std::set<std::string> reads = {"Manager.GetMaps", "Manager.ResolveDevice"};
+    const std::set<std::string> reads = {"Manager.GetMaps", "Manager.DescribeMaps",
+                                         "Manager.ResolveDevice"};
 
     // A method of the interface is in one list or the other: a new one
     // cannot be forgotten here.

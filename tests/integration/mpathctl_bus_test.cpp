@@ -98,6 +98,48 @@ TEST_F(MpathctlBusTest, ShowMapsJsonListsBothMapsWithTheirPaths) {
         << j.dump(2);
 }
 
+TEST_F(MpathctlBusTest, ShowMapsJsonPrintsWhatShowTopologyReadsOfTheMapsLaidOutAlike) {
+    // show maps reads the daemon's document, show topology every object:
+    // the maps are the same, down to the layout.
+    std::string maps, topology;
+    ASSERT_EQ(mpathctl("show maps --json", &maps), 0) << maps;
+    ASSERT_EQ(mpathctl("show topology --json", &topology), 0) << topology;
+    const nlohmann::json m = nlohmann::json::parse(maps, nullptr, false);
+    const nlohmann::json t = nlohmann::json::parse(topology, nullptr, false);
+    ASSERT_FALSE(m.is_discarded()) << maps;
+    ASSERT_FALSE(t.is_discarded()) << topology;
+    EXPECT_EQ(m["maps"], t["maps"]) << maps << topology;
+    ASSERT_EQ(m["maps"].size(), 2u) << maps;
+    EXPECT_EQ(m["maps"][0]["groups"].size(), 2u) << maps;
+    EXPECT_EQ(maps, m.dump(2) + "\n");
+    EXPECT_EQ(m.size(), 2u) << "only version and maps: " << maps;
+}
+
+TEST_F(MpathctlBusTest, ShowMapsPrintsALineAMapWithItsUsableAndAllPaths) {
+    std::string out;
+    ASSERT_EQ(mpathctl("--color=never show maps", &out), 0) << out;
+    std::istringstream lines(out);
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> row;
+        for (std::string w; words >> w;)
+            row.push_back(w);
+        rows.push_back(row);
+    }
+    ASSERT_EQ(rows.size(), 3u) << out;
+    EXPECT_EQ(rows[0],
+              (std::vector<std::string>{"NAME", "SYSFS", "WWID", "STATE", "PATHS", "SIZE"}));
+    for (size_t i = 1; i < 3; ++i) {
+        ASSERT_EQ(rows[i].size(), 6u) << out;
+        EXPECT_EQ(rows[i][0], i == 1 ? kMapA : kMapB) << out;
+        EXPECT_EQ(rows[i][2], rows[i][0]) << out;
+        EXPECT_EQ(rows[i][1].rfind("dm-", 0), 0u) << out;
+        EXPECT_EQ(rows[i][4].substr(rows[i][4].find('/')), "/2") << out;
+        EXPECT_EQ(rows[i][5], "1.0M") << out;
+    }
+}
+
 TEST_F(MpathctlBusTest, SetSelectorReloadsTheMapAndShowMapSaysSo) {
     std::string out;
     ASSERT_EQ(mpathctl(std::string("set map ") + kMapB + " selector queue-length", &out), 0) << out;

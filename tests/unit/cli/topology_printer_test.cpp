@@ -218,6 +218,26 @@ TEST(TopologyPrinter, ListsMapsAndPathsOneALine) {
               "sdaa       65:160   mpatha           2     failed   down      50    0\n");
 }
 
+TEST(Objects, ReadsBackTheMapsOfTheShowMapsDocument) {
+    // What DescribeMaps answers is that document: read back, every map
+    // prints as it did.
+    const Objects objects = Objects::fromManagedObjects(setup());
+    const std::string document = TopologyPrinter::mapsJson(objects).dump(2);
+    const Objects maps = Objects::fromMapsDocument(document);
+    EXPECT_EQ(TopologyPrinter::mapsJson(maps).dump(2), document);
+    EXPECT_TRUE(maps.paths.empty());
+    std::ostringstream before, after;
+    TopologyPrinter(false).maps(objects, before);
+    TopologyPrinter(false).maps(maps, after);
+    EXPECT_EQ(after.str(), before.str());
+}
+
+TEST(Objects, RefusesADocumentWithoutMaps) {
+    EXPECT_THROW(Objects::fromMapsDocument("{\"version\": 1}"), std::runtime_error);
+    EXPECT_THROW(Objects::fromMapsDocument("not json"), std::runtime_error);
+    EXPECT_NO_THROW(Objects::fromMapsDocument("{\"maps\": [], \"version\": 1}"));
+}
+
 TEST(TopologyPrinter, JsonCarriesVersionOneAndEveryField) {
     const Objects objects = Objects::fromManagedObjects(setup());
     const nlohmann::json j = TopologyPrinter::topologyJson(objects);
