@@ -169,14 +169,27 @@ sdmap=$(map_of "$sdwwid")
 sddm=$(basename "$(readlink -f "/dev/mapper/$sdmap")")
 udevadm settle
 before=$(blockdev --getsz "/dev/mapper/$sdmap")
+# udev's database keeps only the last event of the map, and a reload that
+# follows the resize (a path reinstated) rightly carries the reload flag:
+# the resize's own event is read as udev sent it.
+udevadm monitor --udev --property --subsystem-match=block > /tmp/resize-events &
+mon=$!
+sleep 1
 echo 1 > /sys/bus/pseudo/drivers/scsi_debug/virtual_gb
 for d in "${sd[@]}"; do echo 1 > "/sys/block/$d/device/rescan"; done
 wait_until 30 sh -c "[ \"\$(blockdev --getsz /dev/mapper/$sdmap)\" = 2097152 ]" ||
 	die "$sdmap did not grow to 1 GiB with its paths (it has $(blockdev --getsz "/dev/mapper/$sdmap") sectors, had $before)"
 udevadm settle
+kill "$mon"
+wait "$mon" 2> /dev/null
 grep -q "map $sdmap: reloading" "$RESULTS/mpathd.log" || die "mpathd did not say it reloaded $sdmap"
-[ "$(prop "/dev/$sddm" DM_SUBSYSTEM_UDEV_FLAG0)" != 1 ] || die "the resize reload of $sdmap carries the reload flag"
-[ "$(prop "/dev/$sddm" MPATH_UNCHANGED)" != 1 ] || die "the resized $sdmap is MPATH_UNCHANGED"
-[ "$(prop "/dev/$sddm" DM_NOSCAN)" != 1 ] || die "the resized $sdmap was not probed again"
+# Each change event of the map: "flagged unchanged noscan" as 0/1.
+mapfile -t events < <(awk -v dev="/dev/$sddm" 'BEGIN { RS = "" }
+	$0 ~ ("(^|\n)DEVNAME=" dev "(\n|$)") && /(^|\n)ACTION=change(\n|$)/ {
+		print (/(^|\n)DM_SUBSYSTEM_UDEV_FLAG0=1(\n|$)/ ? 1 : 0), (/(^|\n)MPATH_UNCHANGED=1(\n|$)/ ? 1 : 0), (/(^|\n)DM_NOSCAN=1(\n|$)/ ? 1 : 0)
+	}' /tmp/resize-events)
+[ ${#events[@]} -gt 0 ] || die "udev sent no change event for $sddm while $sdmap grew"
+printf '%s\n' "${events[@]}" | grep -qx "0 0 0" ||
+	die "no change event of $sdmap while it grew went without the reload flag and was probed (flagged unchanged noscan: $(printf '%s; ' "${events[@]}"))"
 mpathd_stop
-result resize "$before -> 2097152 sectors, probed"
+result resize "$before -> 2097152 sectors, probed; map change events (flagged unchanged noscan): $(printf '%s; ' "${events[@]}")"
