@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <mpath/config/config.h>
+#include <mpath/config/hwtable.h>
 #include <mpath/discovery/discovery.h>
 #include <mpath/dm/status.h>
 #include <mpath/policy/blacklist.h>
@@ -91,6 +92,18 @@ bool mapExists(const std::string &sysfsRoot, const std::string &wwid) {
             return true;
     }
     return false;
+}
+
+/// Whether a devices {} entry of \p conf or of the built-in table
+/// describes \p path: multipath-tools' "known" device of
+/// find_multipaths_timeout.
+bool knownDevice(const mpath::config::Config &conf, const mpath::model::Path &path) {
+    for (const auto &d : conf.devices)
+        if (d.matches(path.vendor, path.product, path.revision))
+            return true;
+    return !mpath::config::Hwtable::builtin()
+                .matching(path.vendor, path.product, path.revision)
+                .empty();
 }
 
 /// What was decided, for people and for udev.
@@ -269,11 +282,16 @@ int IsPathCommand::run() const {
                                       mode + ")");
         return done(decision, wwid + " (" + mode + ")");
     case D::Wait: {
+        // multipath-tools' meaning: a positive timeout holds every path
+        // back that long; a negative one only a device some devices {}
+        // or built-in table entry describes, others 1 s so that boot is
+        // not held up by a disk nobody said is multipathed; 0 is the
+        // default, -10.
         long long timeout = globals.findMultipathsTimeout.value;
-        if (timeout < 0)
-            timeout = -timeout;
         if (timeout == 0)
-            timeout = 10;
+            timeout = -10;
+        if (timeout < 0)
+            timeout = knownDevice(conf, path) ? -timeout : 1;
         v.waitUntil = savedUntil > 0 ? savedUntil : v.now + timeout;
         return done(decision,
                     wwid + " is not known and no second path is present yet (" + mode + ")");

@@ -95,6 +95,10 @@ void Daemon::applyConfig(mpath::config::Config config) {
     }
     config_.globals.dmTarget = target_;
     globals_ = config_.effectiveGlobals();
+    // multipath-tools' verbosity N logs what syslog ranks at N + 3 or
+    // more urgent: 2 notices, 3 info, 4 and above debug. Errors always.
+    Log::setConfigured(
+        static_cast<Level>(std::min(3u + globals_.verbosity.value, unsigned(Level::Debug))));
     paths_->configure();
 }
 

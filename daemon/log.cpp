@@ -18,6 +18,7 @@ namespace mpathd {
 namespace {
 
 std::atomic<int> threshold{static_cast<int>(Level::Notice)};
+std::atomic<bool> thresholdFixed{false}; ///< setup() decided it: the configuration does not
 
 struct Line {
     Level level;
@@ -159,10 +160,21 @@ std::string_view toString(Level level) {
 }
 
 void Log::setup(Level max) {
+    setupDefault(max);
+    thresholdFixed = true;
+}
+
+void Log::setupDefault(Level max) {
+    thresholdFixed = false;
     threshold = static_cast<int>(max);
     Sink &s = state();
     mpath::sys::MutexLock lock(s.mutex);
     s.journal = stderrIsJournal();
+}
+
+void Log::setConfigured(Level max) {
+    if (!thresholdFixed)
+        threshold = static_cast<int>(max);
 }
 
 void Log::setSink(Writer sink) {

@@ -39,8 +39,15 @@ public:
     /// Lines waiting for the writer, at most.
     static constexpr size_t kQueueLimit = 4096;
 
-    /// Sets the threshold and the destination.
+    /// Sets the threshold and the destination. A threshold given here
+    /// (mpathd -v, a test) stays: setConfigured() does not change it.
     static void setup(Level threshold);
+    /// Same, with a threshold the configuration may change (mpathd
+    /// without -v).
+    static void setupDefault(Level threshold);
+    /// The threshold the configuration asks for (verbosity), unless
+    /// setup() fixed one.
+    static void setConfigured(Level threshold);
     /// Routes every line to \a sink instead, at once and on the caller's
     /// thread (tests), or back to the queue with an empty function.
     static void setSink(Writer sink);

@@ -119,9 +119,12 @@ int main(int argc, char **argv) {
     } catch (const CLI::ParseError &e) {
         return app.exit(e);
     }
-    mpathd::Log::setup(verbose >= 2   ? mpathd::Level::Debug
-                       : verbose == 1 ? mpathd::Level::Info
-                                      : mpathd::Level::Notice);
+    // -v decides over the configuration's verbosity; without it,
+    // verbosity does once the configuration is read.
+    if (verbose > 0)
+        mpathd::Log::setup(verbose >= 2 ? mpathd::Level::Debug : mpathd::Level::Info);
+    else
+        mpathd::Log::setupDefault(mpathd::Level::Notice);
     std::string why;
     if (!singleInstance(busSocket + ".lock", why)) {
         mpathd::logError({}, "not starting: " + why);

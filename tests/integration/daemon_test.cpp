@@ -103,6 +103,26 @@ TEST(Daemon, StartsOnAConfigurationWithWarningsAndLogsEachWithFileAndLine) {
     EXPECT_NE(h.logText().find("failback"), std::string::npos) << h.logText();
 }
 
+TEST(Daemon, LogsAsMuchAsTheConfigurationsVerbositySaysUnlessStartedWithV) {
+    DaemonHarness h;
+    mpathd::Log::setupDefault(mpathd::Level::Notice); // mpathd without -v
+    h.config("defaults {\n  find_multipaths on\n  verbosity 3\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Info));
+    EXPECT_FALSE(mpathd::Log::enabled(mpathd::Level::Debug));
+    // A reconfigure with another verbosity takes it at once.
+    h.config("defaults {\n  find_multipaths on\n  verbosity 1\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Warning));
+    EXPECT_FALSE(mpathd::Log::enabled(mpathd::Level::Notice));
+    mpathd::Log::setup(mpathd::Level::Debug); // -vv: the configuration no longer decides
+    h.config("defaults {\n  find_multipaths on\n  verbosity 0\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Debug));
+}
+
 TEST(Daemon, TakesTheStockTargetWhenLmpathIsNotThereAndSaysSo) {
     DaemonHarness h;
     h.config("defaults {\n find_multipaths on\n}\n");

@@ -66,3 +66,21 @@ TEST(Log, AJournalThatTakesNoLinesHoldsNoCallerAndDroppedLinesAreCounted) {
     }
     mpathd::Log::setBackend({});
 }
+
+TEST(Log, TheConfigurationsVerbosityDecidesUnlessTheCommandLineDid) {
+    mpathd::Log::setSink({});
+    // mpathd without -v: notices, until the configuration says otherwise.
+    mpathd::Log::setupDefault(mpathd::Level::Notice);
+    EXPECT_FALSE(mpathd::Log::enabled(mpathd::Level::Info));
+    mpathd::Log::setConfigured(mpathd::Level::Debug);
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Debug));
+    mpathd::Log::setConfigured(mpathd::Level::Error);
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Error));
+    EXPECT_FALSE(mpathd::Log::enabled(mpathd::Level::Warning));
+    // mpathd -v: the command line wins over any verbosity.
+    mpathd::Log::setup(mpathd::Level::Info);
+    mpathd::Log::setConfigured(mpathd::Level::Error);
+    EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Info));
+    EXPECT_FALSE(mpathd::Log::enabled(mpathd::Level::Debug));
+    mpathd::Log::setup(mpathd::Level::Debug);
+}

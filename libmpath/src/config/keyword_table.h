@@ -13,6 +13,7 @@
 
 #include <array>
 #include <climits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -92,9 +93,12 @@ struct Keyword {
     T builtin;   ///< the value when no section sets it
     Rule rule{}; ///< how the value is read
     Effect effect{Effect::Applied};
-    bool extension{false};      ///< ours: multipath-tools 0.9.4 has no such keyword
-    bool unsetByDefault{false}; ///< multipath-tools has no default: builtin means "unset"
-    bool deprecated{false};     ///< applied, with multipath-tools' deprecation notice
+    std::string_view noEffectWhy{}; ///< NoEffect: why, in the warning a file setting it draws
+    std::optional<T> inert{};       ///< NoEffect: the value that asks for what mpathd does
+                                    ///< anyway (no warning); none: every value warns
+    bool extension{false};          ///< ours: multipath-tools 0.9.4 has no such keyword
+    bool unsetByDefault{false};     ///< multipath-tools has no default: builtin means "unset"
+    bool deprecated{false};         ///< applied, with multipath-tools' deprecation notice
 
     Keyword range(long long min, long long max = UINT_MAX) const {
         Keyword k = *this;
@@ -116,9 +120,13 @@ struct Keyword {
         k.rule.syntax = Syntax::RestOfLine;
         return k;
     }
-    Keyword noEffect() const {
+    /// Read, checked and shown, but not acted on: a file that sets it to
+    /// anything but \a inertValue draws a warning saying \a why.
+    Keyword noEffect(std::string_view why, std::optional<T> inertValue = std::nullopt) const {
         Keyword k = *this;
         k.effect = Effect::NoEffect;
+        k.noEffectWhy = why;
+        k.inert = std::move(inertValue);
         return k;
     }
     Keyword ours() const {
@@ -137,6 +145,8 @@ struct Keyword {
         return k;
     }
 };
+
+inline constexpr std::string_view kMarginalWhy = "mpathd does not single out marginal paths yet";
 
 /// A per-map/per-path keyword.
 template <typename T>
@@ -177,7 +187,10 @@ inline const auto &settingKeywords() {
         setting("hardware_handler", InDevice, &S::hardwareHandler, &E::hardwareHandler,
                 HardwareHandler{})
             .restOfLine(),
-        setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform).noEffect(),
+        setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform)
+            .noEffect("the kernel's path selectors take every repeat count as 1, so "
+                      "weighting paths by priority changes nothing (under multipathd neither)",
+                      RrWeight::Uniform),
         setting("rr_min_io", InAll, &S::rrMinIo, &E::rrMinIo, 1000u).range(1),
         setting("rr_min_io_rq", InAll, &S::rrMinIoRq, &E::rrMinIoRq, 1u).range(1),
         setting("user_friendly_names", InAll, &S::userFriendlyNames, &E::userFriendlyNames, false),
@@ -187,13 +200,15 @@ inline const auto &settingKeywords() {
             .validate(word),
         setting("fast_io_fail_tmo", NotInMultipath, &S::fastIoFailTmo, &E::fastIoFailTmo,
                 OffOrNumber::number(5))
-            .noEffect(),
+            .noEffect("mpathd sets no transport timeout yet: the transport's own "
+                      "fast_io_fail_tmo applies"),
         setting("dev_loss_tmo", NotInMultipath, &S::devLossTmo, &E::devLossTmo,
                 DevLossTmo::after(600))
-            .noEffect(),
+            .noEffect("mpathd sets no transport timeout yet: the transport's own "
+                      "dev_loss_tmo applies"),
         setting("retain_attached_hw_handler", NotInMultipath, &S::retainAttachedHwHandler,
                 &E::retainAttachedHwHandler, true)
-            .noEffect(),
+            .noEffect("the kernel always keeps a hardware handler already attached", true),
         setting("detect_prio", NotInMultipath, &S::detectPrio, &E::detectPrio, true),
         setting("detect_checker", NotInMultipath, &S::detectChecker, &E::detectChecker, true),
         setting("pg_init_retries", InAll, &S::pgInitRetries, &E::pgInitRetries, 0u)
@@ -206,30 +221,34 @@ inline const auto &settingKeywords() {
         setting("queue_mode", InAll, &S::queueMode, &E::queueMode, QueueMode::Rq).ours(),
         setting("flush_on_last_del", InAll, &S::flushOnLastDel, &E::flushOnLastDel, false)
             .words(kFlushOnLastDelWords)
-            .noEffect(),
-        setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false).noEffect(),
-        setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false).noEffect(),
-        setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false).noEffect(),
+            .noEffect("when the last path goes, queueing goes on as no_path_retry says", false),
+        setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false)
+            .noEffect("partition mappings are made on every map", false),
+        setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false)
+            .noEffect("mpathd always defers the removal of a map in use", true),
+        setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false)
+            .noEffect("mpathd registers no persistent reservation keys", false),
         setting("max_sectors_kb", InAll, &S::maxSectorsKb, &E::maxSectorsKb,
                 OffOrNumber::disabled())
             .range(1)
-            .noEffect(),
+            .noEffect("mpathd writes no max_sectors_kb to paths yet: each keeps its own",
+                      OffOrNumber::disabled()),
         setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled())
-            .noEffect(),
+            .noEffect("a map whose paths are all standby is made at once", OffOrNumber::disabled()),
         setting("marginal_path_err_sample_time", InAll, &S::marginalPathErrSampleTime,
                 &E::marginalPathErrSampleTime, OffOrNumber::disabled())
             .range(120)
-            .noEffect(),
+            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_err_rate_threshold", InAll, &S::marginalPathErrRateThreshold,
                 &E::marginalPathErrRateThreshold, OffOrNumber::disabled())
             .range(0, 1000)
-            .noEffect(),
+            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_err_recheck_gap_time", InAll, &S::marginalPathErrRecheckGapTime,
                 &E::marginalPathErrRecheckGapTime, OffOrNumber::disabled())
-            .noEffect(),
+            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_double_failed_time", InAll, &S::marginalPathDoubleFailedTime,
                 &E::marginalPathDoubleFailedTime, OffOrNumber::disabled())
-            .noEffect());
+            .noEffect(kMarginalWhy, OffOrNumber::disabled()));
     return table;
 }
 
@@ -238,10 +257,10 @@ inline const auto &globalKeywords() {
     using G = GlobalSettings;
     using E = EffectiveGlobals;
     static const auto table = std::make_tuple(
-        global("verbosity", &G::verbosity, &E::verbosity, 2u).range(0, 6).noEffect(),
+        global("verbosity", &G::verbosity, &E::verbosity, 2u).range(0, 6),
         global("find_multipaths", &G::findMultipaths, &E::findMultipaths, FindMultipaths::Strict),
-        global("find_multipaths_timeout", &G::findMultipathsTimeout, &E::findMultipathsTimeout, -10)
-            .noEffect(),
+        global("find_multipaths_timeout", &G::findMultipathsTimeout, &E::findMultipathsTimeout,
+               -10),
         global("polling_interval", &G::pollingInterval, &E::pollingInterval, 5u).range(1),
         global("max_polling_interval", &G::maxPollingInterval, &E::maxPollingInterval, 20u)
             .range(1),
@@ -257,7 +276,7 @@ inline const auto &globalKeywords() {
         global("queue_without_daemon", &G::queueWithoutDaemon, &E::queueWithoutDaemon, false),
         global("marginal_pathgroups", &G::marginalPathgroups, &E::marginalPathgroups,
                MarginalPathgroups::Off)
-            .noEffect(),
+            .noEffect(kMarginalWhy, MarginalPathgroups::Off),
         global("dm_target", &G::dmTarget, &E::dmTarget, DmTarget::Lmpath).ours());
     return table;
 }

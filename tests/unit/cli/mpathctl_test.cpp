@@ -574,6 +574,25 @@ TEST_F(IsPath, SmartHoldsALonePathBackUntilTheTimeoutThenReleasesItForGood) {
     EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
 }
 
+TEST_F(IsPath, ANegativeTimeoutHoldsBackOnlyADeviceSomeEntryDescribes) {
+    // multipath-tools' meaning of find_multipaths_timeout -N: N seconds
+    // for a device a devices {} or built-in entry describes, 1 s for
+    // another; 0 and the default are -10.
+    for (const char *timeout :
+         {"", " find_multipaths_timeout 0\n", " find_multipaths_timeout -10\n"}) {
+        const std::string conf = std::string(" find_multipaths smart\n") + timeout;
+        Outcome o = run(args(conf, "--export --now 1000 sdf"));
+        EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=2\nFIND_MULTIPATHS_WAIT_UNTIL=1001\n"
+                         "MPATH_WAIT_SECS=1\n")
+            << timeout << o.err;
+        o = run(args(conf + "}\ndevices {\n device {\n vendor ACME\n product Array\n }\n",
+                     "--export --now 1000 sdf"));
+        EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=2\nFIND_MULTIPATHS_WAIT_UNTIL=1010\n"
+                         "MPATH_WAIT_SECS=10\n")
+            << timeout << o.err;
+    }
+}
+
 TEST_F(IsPath, TheEventsPropertiesDecideUnderUdev) {
     // The tree's udev data says 36001405cccc; the event (what udev runs
     // the rule for) says it is the WWID listed.

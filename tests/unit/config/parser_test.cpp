@@ -46,16 +46,22 @@ ConfigResult defaultsLine(const std::string &line) {
 // Syntax
 // ---------------------------------------------------------------------------
 
-TEST(ConfigParser, ReadsAMultipathToolsFileWithOnlyItsDeprecationNotices) {
+TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndWhatMpathdDoesNotApply) {
     std::string text = readData("multipath-tools-sample.conf");
     ASSERT_FALSE(text.empty());
     ConfigResult r = parse(text);
-    // The notices multipath-tools gives for the same lines.
+    // The notices multipath-tools gives for the same lines, and ours for
+    // the transport timeouts mpathd does not set.
     EXPECT_EQ(allDiagnostics(r),
               "warning: /etc/multipath.conf:11: option 'features \"1 queue_if_no_path\"' is "
               "deprecated, please use 'no_path_retry queue' instead\n"
               "warning: /etc/multipath.conf:12: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
+              "warning: /etc/multipath.conf:36: keyword 'dev_loss_tmo' has no effect in mpathd: "
+              "mpathd sets no transport timeout yet: the transport's own dev_loss_tmo applies\n"
+              "warning: /etc/multipath.conf:61: keyword 'fast_io_fail_tmo' has no effect in "
+              "mpathd: mpathd sets no transport timeout yet: the transport's own "
+              "fast_io_fail_tmo applies\n"
               "warning: /etc/multipath.conf:11: ignoring feature 'queue_if_no_path' because "
               "no_path_retry is set to '12'\n");
     EXPECT_FALSE(r.hasErrors());
@@ -664,6 +670,37 @@ TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
     EXPECT_FALSE(r.config.devices[0].settings.rrWeight);
 }
 
+TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
+    // What mpathd does anyway: no warning.
+    ConfigResult quiet =
+        parse("defaults {\n rr_weight uniform\n retain_attached_hw_handler yes\n"
+              " deferred_remove yes\n flush_on_last_del no\n skip_kpartx no\n"
+              " max_sectors_kb off\n ghost_delay no\n marginal_path_err_sample_time no\n"
+              " marginal_pathgroups off\n}\n");
+    EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
+    // Anything else names the keyword, its line and why.
+    ConfigResult r = parse("defaults {\n rr_weight priorities\n deferred_remove no\n"
+                           " max_sectors_kb 1024\n marginal_pathgroups on\n}\n"
+                           "devices {\n device {\n  vendor ACME\n  product Rocket\n"
+                           "  retain_attached_hw_handler no\n  skip_kpartx yes\n }\n}\n");
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:2: keyword 'rr_weight' has no effect in mpathd: the "
+              "kernel's path selectors take every repeat count as 1, so weighting paths by "
+              "priority changes nothing (under multipathd neither)\n"
+              "warning: /etc/multipath.conf:3: keyword 'deferred_remove' has no effect in "
+              "mpathd: mpathd always defers the removal of a map in use\n"
+              "warning: /etc/multipath.conf:4: keyword 'max_sectors_kb' has no effect in "
+              "mpathd: mpathd writes no max_sectors_kb to paths yet: each keeps its own\n"
+              "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' has no effect in "
+              "mpathd: mpathd does not single out marginal paths yet\n"
+              "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' has no "
+              "effect in mpathd: the kernel always keeps a hardware handler already attached\n"
+              "warning: /etc/multipath.conf:12: keyword 'skip_kpartx' has no effect in mpathd: "
+              "partition mappings are made on every map\n");
+    // The value is still read, and shown.
+    EXPECT_EQ(r.config.defaults.rrWeight, RrWeight::Priorities);
+}
+
 TEST(ConfigParser, ReportsBrokenStructureWithoutCrashing) {
     const char *inputs[] = {"}}}}{{{{",
                             "\"",
@@ -677,10 +714,10 @@ TEST(ConfigParser, ReportsBrokenStructureWithoutCrashing) {
 
 TEST(ConfigParser, SaysProtocolSubsectionIsNotSupported) {
     ConfigResult r = parse("overrides {\n protocol {\n  type scsi:fcp\n  dev_loss_tmo 5\n }\n"
-                           " dev_loss_tmo 60\n}\n");
+                           " no_path_retry 60\n}\n");
     EXPECT_EQ(onlyDiagnostic(r),
               "/etc/multipath.conf:2: section 'protocol' is not supported; ignored");
-    EXPECT_EQ(r.config.overrides.devLossTmo, DevLossTmo::after(60));
+    EXPECT_EQ(r.config.overrides.noPathRetry, NoPathRetry::times(60));
 }
 
 TEST(ConfigParser, ReadsSectionsWrittenOnOneLine) {
@@ -781,12 +818,20 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
                            "}\n"
                            "overrides {\n"
                            "}\n");
-    // multipath-tools gives the same notices for its own output.
+    // multipath-tools gives the same notices for its own output; we also
+    // say which of its values mpathd does not apply.
     EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:21: keyword 'fast_io_fail_tmo' has no effect in "
+              "mpathd: mpathd sets no transport timeout yet: the transport's own "
+              "fast_io_fail_tmo applies\n"
+              "warning: /etc/multipath.conf:22: keyword 'dev_loss_tmo' has no effect in mpathd: "
+              "mpathd sets no transport timeout yet: the transport's own dev_loss_tmo applies\n"
               "warning: /etc/multipath.conf:23: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
               "warning: /etc/multipath.conf:24: \"wwids_file\" is deprecated and will be "
-              "disabled in a future release\n");
+              "disabled in a future release\n"
+              "warning: /etc/multipath.conf:31: keyword 'deferred_remove' has no effect in "
+              "mpathd: mpathd always defers the removal of a map in use\n");
 }
 
 // ---------------------------------------------------------------------------

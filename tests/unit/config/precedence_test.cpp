@@ -15,11 +15,14 @@ namespace {
 
 const char *kFile = "/etc/multipath.conf";
 
-// Every line of \a text must apply: no diagnostic at all.
+// Every line of \a text must apply: no diagnostic at all but the warning
+// that a keyword mpathd does not act on has no effect (precedence holds
+// for those too: they are shown as resolved).
 Config parsed(const std::string &text) {
     ConfigResult r = config::parseString(text, kFile);
     for (const auto &d : r.diagnostics)
-        ADD_FAILURE() << "unexpected diagnostic: " << d.toString();
+        if (d.message.find("has no effect in mpathd") == std::string::npos)
+            ADD_FAILURE() << "unexpected diagnostic: " << d.toString();
     return r.config;
 }
 
@@ -145,9 +148,13 @@ TEST(ConfigPrecedence, PathKeywordsGoOverridesDevicesDefaultsAndNotMultipaths) {
         // The multipaths entry's line is refused, and counts for nothing.
         ConfigResult r =
             config::parseString(layers(line(v.mp), line(v.ovr), line(v.dev), line(v.def)), kFile);
-        ASSERT_EQ(r.diagnostics.size(), 1u);
-        EXPECT_EQ(r.diagnostics[0].message, "keyword '" + std::string(v.keyword) +
-                                                "' is not valid in section multipath; ignored");
+        std::vector<std::string> refused;
+        for (const auto &d : r.diagnostics)
+            if (d.message.find("has no effect in mpathd") == std::string::npos)
+                refused.push_back(d.message);
+        EXPECT_EQ(refused,
+                  std::vector<std::string>{"keyword '" + std::string(v.keyword) +
+                                           "' is not valid in section multipath; ignored"});
         EXPECT_EQ(valueOf(rocket(r.config), v.keyword), v.ovr);
         EXPECT_EQ(originOf(rocket(r.config), v.keyword), Origin::Overrides);
 

@@ -37,10 +37,19 @@ struct Inquiry {
     std::string vendor, product;
 };
 
+/// A keyword mpathd reads without acting on it, and the lines of a file
+/// that set it to a value that asks for something mpathd does not do:
+/// each warns (multipath-tools says nothing, it acts on them).
+struct NoEffect {
+    std::string keyword;
+    std::vector<unsigned> lines;
+};
+
 struct VendorFile {
     const char *name;
     std::vector<Claim> claims;
     std::vector<Inquiry> inquiries;
+    std::vector<NoEffect> noEffect{};
 };
 
 const char *kMain = "/etc/multipath.conf";
@@ -138,6 +147,20 @@ TEST_P(VendorConfig, ChecksWithoutErrorsAndWarnsWhereMultipathToolsWarns) {
                      d.message == c.ours;
         EXPECT_TRUE(found) << "no warning at line " << c.line << ": " << c.ours;
     }
+    // ...each setting mpathd does not act on warns on its line...
+    auto noEffectAt = [&](const Diagnostic &d, const NoEffect &n, unsigned line) {
+        const std::string start = "keyword '" + n.keyword + "' has no effect in mpathd: ";
+        return d.severity == Diagnostic::Severity::Warning && d.line == line &&
+               d.message.rfind(start, 0) == 0;
+    };
+    for (const NoEffect &n : f.noEffect)
+        for (unsigned line : n.lines) {
+            bool found = false;
+            for (const Diagnostic &d : r.diagnostics)
+                found |= noEffectAt(d, n, line);
+            EXPECT_TRUE(found) << "no warning that " << n.keyword << " has no effect at line "
+                               << line;
+        }
     // ...and we give no other warning.
     for (const Diagnostic &d : r.diagnostics) {
         if (d.severity != Diagnostic::Severity::Warning)
@@ -145,6 +168,9 @@ TEST_P(VendorConfig, ChecksWithoutErrorsAndWarnsWhereMultipathToolsWarns) {
         bool claimed = false;
         for (const Claim &c : f.claims)
             claimed |= d.line == c.line && d.message == c.ours;
+        for (const NoEffect &n : f.noEffect)
+            for (unsigned line : n.lines)
+                claimed |= noEffectAt(d, n, line);
         EXPECT_TRUE(claimed) << "unexpected: " << d.toString();
     }
 }
@@ -206,14 +232,23 @@ const VendorFile kVendorFiles[] = {
        "device entry missing vendor or product parameter; ignored"}},
      {{"DELL", "MD3(2|4|6|8)xx(i|f)?", "DELL", "MD38xxi"},
       {"DellEMC", "ME(4|5)", "DellEMC", "ME4"},
-      {"(HP|HPE)", "MSA [12]0[456]0 .*", "HPE", "MSA 2050 SAN"}}},
+      {"(HP|HPE)", "MSA [12]0[456]0 .*", "HPE", "MSA 2050 SAN"}},
+     {{"rr_weight", {83}},
+      {"dev_loss_tmo", {106, 165, 182}},
+      {"fast_io_fail_tmo", {116, 137, 164, 181}}}},
     {"dell-powermax-cinder",
      {{"/etc/multipath.conf line 14: ignoring deprecated option \"getuid_callout\"", 14,
        "ignoring deprecated option \"getuid_callout\""}},
      {}},
-    {"dell-powerstore-csm", {}, {{".*", "dellemc-powerstore", "NVME", "dellemc-powerstore"}}},
-    {"dell-unity-cinder", {}, {}},
-    {"hpe-csi-driver", {{"", 14, "keyword 'uxsock_timeout' is not supported; ignored"}}, {}},
+    {"dell-powerstore-csm",
+     {},
+     {{".*", "dellemc-powerstore", "NVME", "dellemc-powerstore"}},
+     {{"fast_io_fail_tmo", {26, 43}}, {"max_sectors_kb", {29, 46}}, {"dev_loss_tmo", {30, 47}}}},
+    {"dell-unity-cinder", {}, {}, {{"flush_on_last_del", {25}}}},
+    {"hpe-csi-driver",
+     {{"", 14, "keyword 'uxsock_timeout' is not supported; ignored"}},
+     {},
+     {{"dev_loss_tmo", {48, 71}}, {"fast_io_fail_tmo", {54, 69}}, {"rr_weight", {80, 89}}}},
     {"hpe-nimble-cinder",
      {{"Nimble/Server: option 'features \"1 queue_if_no_path\"' is deprecated, please use "
        "'no_path_retry queue' instead",
@@ -222,13 +257,20 @@ const VendorFile kVendorFiles[] = {
        "queue' instead"},
       {"Nimble/Server: ignoring feature 'queue_if_no_path' because no_path_retry is set to '30'",
        39, "ignoring feature 'queue_if_no_path' because no_path_retry is set to '30'"}},
-     {}},
-    {"ibm-block-csi-attach", {}, {}},
-    {"infinidat-infinibox-csi", {}, {}},
+     {},
+     {{"fast_io_fail_tmo", {42}}, {"dev_loss_tmo", {43}}}},
+    {"ibm-block-csi-attach", {}, {}, {{"fast_io_fail_tmo", {23, 42}}, {"dev_loss_tmo", {60}}}},
+    {"infinidat-infinibox-csi",
+     {},
+     {},
+     {{"rr_weight", {23}},
+      {"flush_on_last_del", {27}},
+      {"fast_io_fail_tmo", {28}},
+      {"dev_loss_tmo", {29}}}},
     {"netapp-eseries-nvme-sles12", {}, {}},
-    {"netapp-ontap-olvm-ha-dropin", {}, {}},
+    {"netapp-ontap-olvm-ha-dropin", {}, {}, {{"dev_loss_tmo", {18}}}},
     {"netapp-ontap-override-example", {}, {}},
-    {"pure-flasharray-cbs-ansible", {}, {}},
+    {"pure-flasharray-cbs-ansible", {}, {}, {{"fast_io_fail_tmo", {19}}, {"dev_loss_tmo", {20}}}},
     // multipath-tools reports each line of the misplaced entry, we the entry.
     {"pure-flasharray-saphana-rhel8",
      {{"/etc/multipath.conf line 10, invalid keyword: device", 10, kPureSaphana},
@@ -256,7 +298,11 @@ const VendorFile kVendorFiles[] = {
       {"", 54, "keyword 'force_sync' is not supported; ignored"},
       {"", 55, "keyword 'delay_watch_checks' is not supported; ignored"},
       {"", 56, "keyword 'delay_wait_checks' is not supported; ignored"}},
-     {}},
+     {},
+     {{"flush_on_last_del", {41}},
+      {"rr_weight", {43}},
+      {"fast_io_fail_tmo", {52}},
+      {"dev_loss_tmo", {53}}}},
 };
 
 std::string testName(const ::testing::TestParamInfo<VendorFile> &info) {
