@@ -102,23 +102,23 @@ void DmOps::readBack(const std::string &wwid, const std::string &name, const std
 }
 
 void DmOps::create(const std::string &wwid, const std::string &name, const std::string &uuid,
-                   const std::vector<mpath::dm::TargetLine> &targets,
+                   const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
                    std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, uuid, targets](mpath::dm::DeviceMapper &dm) {
-            return dm.createAsync(name, uuid, targets);
+        [name, uuid, targets, uevent](mpath::dm::DeviceMapper &dm) {
+            return dm.createAsync(name, uuid, targets, uevent);
         },
         std::move(done), &Counters::creates);
 }
 
 void DmOps::reload(const std::string &wwid, const std::string &name,
-                   const std::vector<mpath::dm::TargetLine> &targets, bool resized,
+                   const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
                    std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, targets, resized](mpath::dm::DeviceMapper &dm) {
-            return dm.reloadAsync(name, targets, resized);
+        [name, targets, uevent](mpath::dm::DeviceMapper &dm) {
+            return dm.reloadAsync(name, targets, uevent);
         },
         std::move(done), &Counters::reloads);
 }

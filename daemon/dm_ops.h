@@ -42,11 +42,11 @@ public:
     /// Creates map \a name without waiting for udev: \a done gets the
     /// cookie of its uevent, for releaseCookie().
     void create(const std::string &wwid, const std::string &name, const std::string &uuid,
-                const std::vector<mpath::dm::TargetLine> &targets,
+                const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
                 std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
     /// Reloads map \a name (load and resume) without waiting for udev.
     void reload(const std::string &wwid, const std::string &name,
-                const std::vector<mpath::dm::TargetLine> &targets, bool resized,
+                const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
                 std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
     /// Releases the udev cookie of map \a wwid's last change (\a force:
     /// its uevent never came).

@@ -533,7 +533,9 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     const std::string wwid = rec.wwid, name = rec.name;
     logNotice(aboutMap(name, wwid), "creating: " + rec.planned->table);
     const std::string table = tableOf(targets);
-    daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets,
+    mpath::dm::MapUevent uevent;
+    uevent.skipKpartx = rec.planned->skipKpartx;
+    daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets, uevent,
                            [this, wwid, name, table](Result<mpath::dm::UdevCookie> r) {
                                if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
                                    adoptAfterCreate(wwid, name, r.error());
@@ -560,10 +562,12 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     uint64_t sectors = 0;
     for (const auto &t : targets)
         sectors += t.length;
-    const bool resized = sectors != rec.liveMap.sizeSectors;
+    mpath::dm::MapUevent uevent;
+    uevent.resized = sectors != rec.liveMap.sizeSectors;
+    uevent.skipKpartx = rec.planned->skipKpartx;
     const std::string table = targets.empty() ? std::string() : tableOf(targets);
     daemon_.dmOps().reload(
-        wwid, name, targets, resized, [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
+        wwid, name, targets, uevent, [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
             MapRecord *rec = tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
             if (!rec)
                 return;

@@ -235,7 +235,18 @@ public:
                 {"DM_UUID", e.uuid}, {"DM_NAME", e.name}, {"DM_COOKIE", std::to_string(e.cookie)}};
             udev_->inject(d);
         }
+        broadcast_.insert(broadcast_.end(), events.begin(), events.end());
         return !events.empty();
+    }
+
+    /// The udev flags (DM_SUBSYSTEM_UDEV_FLAG*) of each uevent of map
+    /// \a name's creates and reloads broadcast so far, oldest first.
+    std::vector<uint16_t> mapUeventFlags(const std::string &name) const {
+        std::vector<uint16_t> flags;
+        for (const auto &e : broadcast_)
+            if (e.name == name)
+                flags.push_back(static_cast<uint16_t>(e.cookie >> 16));
+        return flags;
     }
 
     /// The calls of the fake device-mapper that changed something.
@@ -313,6 +324,7 @@ private:
 
     unsigned nextLun_{0};
     bool udevHeld_{false};
+    std::vector<mpath::testing::FakeDeviceMapper::UdevEvent> broadcast_;
     mpath_test::TempDir dir_{"mpathd-test"};
     mpath::testing::ManualLoop loop_;
     std::unique_ptr<mpath::testing::FakeUdev> udev_{std::make_unique<mpath::testing::FakeUdev>()};

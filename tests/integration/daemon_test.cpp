@@ -306,6 +306,31 @@ TEST(Daemon, ReconfigureReloadsOnlyTheMapWhoseTableChanges) {
     EXPECT_TRUE(contains(h.notes(), "RELOADING=1"));
 }
 
+TEST(Daemon, SkipKpartxFlagsEveryCreateAndReloadOfItsMapForKpartxsRules) {
+    // DM_SUBSYSTEM_UDEV_FLAG1 is what kpartx's rules read (multipath-tools'
+    // MPATH_UDEV_NO_KPARTX_FLAG); FLAG0 the reload flag.
+    constexpr uint16_t kReload = 0x0100, kNoKpartx = 0x0200;
+    DaemonHarness h;
+    const std::string skip = "multipaths {\n multipath {\n wwid 36001405aaaa\n"
+                             " skip_kpartx yes\n }\n}\n";
+    h.config(kTwoMapsConfig + skip);
+    twoMaps(h);
+    h.start();
+    h.settle();
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"), std::vector<uint16_t>{kNoKpartx});
+    EXPECT_EQ(h.mapUeventFlags("36001405bbbb"), std::vector<uint16_t>{0});
+    // Both tables change: both reload, each keeping what it was told.
+    std::string config = kTwoMapsConfig;
+    config.replace(config.find("polling_interval"), 0, "path_selector \"queue-length 0\"\n  ");
+    h.config(config + skip);
+    ASSERT_TRUE(h.reconfigure());
+    h.settle();
+    EXPECT_EQ(h.count("reload "), 2u) << h.logText();
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"),
+              (std::vector<uint16_t>{kNoKpartx, kReload | kNoKpartx}));
+    EXPECT_EQ(h.mapUeventFlags("36001405bbbb"), (std::vector<uint16_t>{0, kReload}));
+}
+
 TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     DaemonHarness h;
     startWithTwoMaps(h);

@@ -12,6 +12,7 @@
 # afterwards. mpathctl is-path answers the same as the rules, in
 # milliseconds. "nompath" and "multipath=off" on the command line turn the
 # rules off. A reload that grows the map (its LUN resized) is probed again.
+# skip_kpartx yes keeps kpartx's rules from mapping the map's partitions.
 # lab-timeout: 300
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -193,3 +194,44 @@ printf '%s\n' "${events[@]}" | grep -qx "0 0 0" ||
 	die "no change event of $sdmap while it grew went without the reload flag and was probed (flagged unchanged noscan: $(printf '%s; ' "${events[@]}"))"
 mpathd_stop
 result resize "$before -> 2097152 sectors, probed; map change events (flagged unchanged noscan): $(printf '%s; ' "${events[@]}")"
+
+# 9. skip_kpartx: the LUN gets an MBR with one partition. With skip_kpartx
+# yes for its WWID the map's uevents carry DM_SUBSYSTEM_UDEV_FLAG1 and
+# kpartx's rules (60-kpartx.rules, as Debian installs them) map no
+# partition; without it they map <map>-part1.
+dmsetup remove "$sdmap" || die "could not remove $sdmap for the next step"
+act=$(printf '%s\n' "${sd[@]}" | active_paths | head -n 1)
+[ -n "$act" ] || die "no scsi_debug path serves I/O (${sd[*]})"
+printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x08\x00\x00' |
+	dd of="/dev/$act" bs=1 seek=446 conv=notrunc,fsync status=none || die "could not write an MBR on $act"
+printf '\x55\xaa' | dd of="/dev/$act" bs=1 seek=510 conv=notrunc,fsync status=none ||
+	die "could not write an MBR on $act"
+blockdev --rereadpt "/dev/$act" || die "the kernel did not reread $act's partitions"
+udevadm settle
+[ -e "/sys/block/$act/${act}1" ] || die "$act shows no partition of the MBR written on it"
+conf='defaults {\n\tfind_multipaths on\n\tpolling_interval 2\n}\nblacklist {\n\tdevnode "^nvme"\n}\n'
+printf "$conf"'multipaths {\n\tmultipath {\n\t\twwid %s\n\t\tskip_kpartx yes\n\t}\n}\n' "$sdwwid" \
+	> /etc/mpathd/mpathd.conf
+mpathd_start
+wait_until 30 sh -c "[ -n \"\$(dmsetup info -c --noheadings -o uuid | grep -x 'mpath-$sdwwid')\" ]" ||
+	die "mpathd made no map for the partitioned scsi_debug pair"
+sdmap=$(map_of "$sdwwid")
+sddm=$(basename "$(readlink -f "/dev/mapper/$sdmap")")
+udevadm settle
+expect "/dev/$sddm" DM_SUBSYSTEM_UDEV_FLAG1 1
+parts=$(dmsetup ls | awk -v m="$sdmap-part" 'index($1, m) == 1 { print $1 }')
+[ -z "$parts" ] || die "with skip_kpartx yes, kpartx mapped partitions of $sdmap: $parts"
+mpathd_stop
+dmsetup remove "$sdmap" || die "could not remove $sdmap"
+printf "$conf" > /etc/mpathd/mpathd.conf
+mpathd_start
+wait_until 30 sh -c "[ -n \"\$(dmsetup info -c --noheadings -o uuid | grep -x 'mpath-$sdwwid')\" ]" ||
+	die "mpathd made no map for the partitioned scsi_debug pair without skip_kpartx"
+sdmap=$(map_of "$sdwwid")
+udevadm settle
+wait_until 10 dmsetup info "$sdmap-part1" > /dev/null 2>&1 ||
+	die "without skip_kpartx, kpartx's rules mapped no $sdmap-part1 (maps: $(dmsetup ls | tr '\n' ' '))"
+mpathd_stop
+dmsetup remove "$sdmap-part1"
+dmsetup remove "$sdmap"
+result skip_kpartx "yes: no partition mapped; no: $sdmap-part1"

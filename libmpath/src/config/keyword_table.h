@@ -222,8 +222,7 @@ inline const auto &settingKeywords() {
         setting("flush_on_last_del", InAll, &S::flushOnLastDel, &E::flushOnLastDel, false)
             .words(kFlushOnLastDelWords)
             .noEffect("when the last path goes, queueing goes on as no_path_retry says", false),
-        setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false)
-            .noEffect("partition mappings are made on every map", false),
+        setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false),
         setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false)
             .noEffect("mpathd always defers the removal of a map in use", true),
         setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false)

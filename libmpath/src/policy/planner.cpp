@@ -120,6 +120,7 @@ Plan plan(const Config &config, const PlanInput &input) {
         const EffectiveSettings eff = config.effective(wp.paths.front());
         PlannedMap pm;
         pm.grouping = eff.pathGroupingPolicy.value;
+        pm.skipKpartx = eff.skipKpartx.value;
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

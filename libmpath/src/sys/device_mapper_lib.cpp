@@ -317,7 +317,8 @@ Result<void> DeviceMapperLib::reload(const std::string &name,
 
 Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
                                                     const std::string &uuid,
-                                                    const std::vector<dm::TargetLine> &targets) {
+                                                    const std::vector<dm::TargetLine> &targets,
+                                                    dm::MapUevent uevent) {
     if (targets.empty())
         return Error{EINVAL, "create " + name + ": no target lines"};
     {
@@ -352,12 +353,12 @@ Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
             (void)runAndWait(rm, "remove", name);
         return loaded.error();
     }
-    return resumeAsync(name, 0);
+    return resumeAsync(name, uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0);
 }
 
 Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
                                                     const std::vector<dm::TargetLine> &targets,
-                                                    bool resized) {
+                                                    dm::MapUevent uevent) {
     {
         DmTask t(DM_DEVICE_RELOAD);
         if (auto r = prepare(t, "reload", name); !r)
@@ -371,7 +372,10 @@ Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
     // the size keeps the disk what it was: multipath-tools'
     // MPATH_UDEV_RELOAD_FLAG, so udev's rules neither probe the map nor
     // re-create its partitions.
-    auto cookie = resumeAsync(name, resized ? 0 : DM_SUBSYSTEM_UDEV_FLAG0);
+    // skip_kpartx: multipath-tools' MPATH_UDEV_NO_KPARTX_FLAG, which
+    // kpartx's rules read.
+    auto cookie = resumeAsync(name, (uevent.resized ? 0 : DM_SUBSYSTEM_UDEV_FLAG0) |
+                                        (uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0));
     if (!cookie) {
         // Leave the live table alone and the inactive one cleared.
         DmTask c(DM_DEVICE_CLEAR);

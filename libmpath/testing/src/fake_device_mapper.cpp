@@ -330,18 +330,19 @@ Result<dm::UdevCookie> FakeDeviceMapper::cookie(const std::string &name, uint16_
 
 Result<dm::UdevCookie> FakeDeviceMapper::createAsync(const std::string &name,
                                                      const std::string &uuid,
-                                                     const std::vector<dm::TargetLine> &targets) {
+                                                     const std::vector<dm::TargetLine> &targets,
+                                                     dm::MapUevent uevent) {
     if (auto r = create(name, uuid, targets); !r)
         return r.error();
-    return cookie(name, 0);
+    return cookie(name, uevent.skipKpartx ? 0x0200 : 0);
 }
 
 Result<dm::UdevCookie> FakeDeviceMapper::reloadAsync(const std::string &name,
                                                      const std::vector<dm::TargetLine> &targets,
-                                                     bool resized) {
+                                                     dm::MapUevent uevent) {
     if (auto r = reload(name, targets); !r)
         return r.error();
-    return cookie(name, resized ? 0 : 0x0100);
+    return cookie(name, (uevent.resized ? 0 : 0x0100) | (uevent.skipKpartx ? 0x0200 : 0));
 }
 
 Result<void> FakeDeviceMapper::releaseCookie(dm::UdevCookie c, bool force) {

@@ -78,18 +78,19 @@ Result<void> SerializedDeviceMapper::resume(const std::string &name) {
 
 Result<dm::UdevCookie> SerializedDeviceMapper::createAsync(const std::string &name,
                                                            const std::string &uuid,
-                                                           const std::vector<dm::TargetLine> &t) {
+                                                           const std::vector<dm::TargetLine> &t,
+                                                           dm::MapUevent uevent) {
     before("create", name);
     sys::MutexLock lock(mutex_);
-    return inner_->createAsync(name, uuid, t);
+    return inner_->createAsync(name, uuid, t, uevent);
 }
 
 Result<dm::UdevCookie> SerializedDeviceMapper::reloadAsync(const std::string &name,
                                                            const std::vector<dm::TargetLine> &t,
-                                                           bool resized) {
+                                                           dm::MapUevent uevent) {
     before("reload", name);
     sys::MutexLock lock(mutex_);
-    return inner_->reloadAsync(name, t, resized);
+    return inner_->reloadAsync(name, t, uevent);
 }
 
 Result<void> SerializedDeviceMapper::releaseCookie(dm::UdevCookie cookie, bool force) {

@@ -674,7 +674,7 @@ TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
     // What mpathd does anyway: no warning.
     ConfigResult quiet =
         parse("defaults {\n rr_weight uniform\n retain_attached_hw_handler yes\n"
-              " deferred_remove yes\n flush_on_last_del no\n skip_kpartx no\n"
+              " deferred_remove yes\n flush_on_last_del no\n all_tg_pt no\n"
               " max_sectors_kb off\n ghost_delay no\n marginal_path_err_sample_time no\n"
               " marginal_pathgroups off\n}\n");
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
@@ -682,7 +682,7 @@ TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
     ConfigResult r = parse("defaults {\n rr_weight priorities\n deferred_remove no\n"
                            " max_sectors_kb 1024\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
-                           "  retain_attached_hw_handler no\n  skip_kpartx yes\n }\n}\n");
+                           "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
               "warning: /etc/multipath.conf:2: keyword 'rr_weight' has no effect in mpathd: the "
               "kernel's path selectors take every repeat count as 1, so weighting paths by "
@@ -695,8 +695,8 @@ TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
               "mpathd: mpathd does not single out marginal paths yet\n"
               "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' has no "
               "effect in mpathd: the kernel always keeps a hardware handler already attached\n"
-              "warning: /etc/multipath.conf:12: keyword 'skip_kpartx' has no effect in mpathd: "
-              "partition mappings are made on every map\n");
+              "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' has no effect in mpathd: "
+              "mpathd registers no persistent reservation keys\n");
     // The value is still read, and shown.
     EXPECT_EQ(r.config.defaults.rrWeight, RrWeight::Priorities);
 }

@@ -323,10 +323,10 @@ TEST_P(DeviceMapperContract, AReloadIntoAnotherTargetTypeIsRefusedAndKeepsTheLiv
 
 TEST_P(DeviceMapperContract, AsyncCreateAndReloadHandBackTheirUdevCookieAndLeaveTheMapRunning) {
     const std::string n = name("ac");
-    auto c = dm().createAsync(n, "", table());
+    auto c = dm().createAsync(n, "", table(), {});
     ASSERT_TRUE(c) << c.error().message;
     ASSERT_TRUE(dm().releaseCookie(*c, false));
-    auto r = dm().reloadAsync(n, table("1 queue_if_no_path"), false);
+    auto r = dm().reloadAsync(n, table("1 queue_if_no_path"), {});
     ASSERT_TRUE(r) << r.error().message;
     ASSERT_TRUE(dm().releaseCookie(*r, false));
     auto t = dm().table(n);
@@ -344,7 +344,7 @@ TEST_P(DeviceMapperContract, AsyncCreateAndReloadHandBackTheirUdevCookieAndLeave
 TEST_P(DeviceMapperContract, AnAsyncCreateOfATakenNameIsEexist) {
     const std::string n = name("dup");
     ASSERT_TRUE(dm().create(n, "", table()));
-    auto c = dm().createAsync(n, "", table());
+    auto c = dm().createAsync(n, "", table(), {});
     ASSERT_FALSE(c);
     EXPECT_EQ(c.code(), EEXIST) << c.error().message;
 }

@@ -48,6 +48,19 @@ struct UdevCookie {
     bool operator==(const UdevCookie &) const = default;
 };
 
+/// What the uevent of a create or a reload tells udev's rules about the
+/// map, in the flags multipath-tools sets (DM_SUBSYSTEM_UDEV_FLAG0/1).
+struct MapUevent {
+    /// A reload whose table's size differs from the live one's: the
+    /// uevent goes without the reload flag (FLAG0), so udev probes the map
+    /// again. A create is always probed.
+    bool resized{false};
+    /// skip_kpartx: kpartx's rules make no partition mappings (FLAG1).
+    bool skipKpartx{false};
+
+    bool operator==(const MapUevent &) const = default;
+};
+
 /// The device-mapper operations the multipath stack needs. The real one
 /// talks to the kernel through libdevmapper (sys::DeviceMapperLib); tests
 /// use testing::FakeDeviceMapper, and one contract suite holds both to the
@@ -108,18 +121,18 @@ public:
 
     /// create() without waiting for udev.
     virtual Result<UdevCookie> createAsync(const std::string &name, const std::string &uuid,
-                                           const std::vector<TargetLine> &targets) {
+                                           const std::vector<TargetLine> &targets,
+                                           MapUevent uevent) {
+        (void)uevent;
         if (auto r = create(name, uuid, targets); !r)
             return r.error();
         return UdevCookie{};
     }
     /// reload() without waiting for udev, and without its own suspend: the
     /// resume swaps the tables with noflush (queued I/O stays queued).
-    /// \param resized the new table's size differs from the live one's: the
-    ///        uevent goes without the reload flag (udev probes the map again)
-    virtual Result<UdevCookie> reloadAsync(const std::string &name,
-                                           const std::vector<TargetLine> &targets, bool resized) {
-        (void)resized;
+    virtual Result<UdevCookie>
+    reloadAsync(const std::string &name, const std::vector<TargetLine> &targets, MapUevent uevent) {
+        (void)uevent;
         if (auto r = reload(name, targets); !r)
             return r.error();
         return UdevCookie{};

@@ -64,7 +64,8 @@ struct PlannedMap {
     std::string pathChecker; ///< the checker its paths get
     std::string prio;        ///< the prioritizer that ranked its paths
     config::GroupingPolicy grouping{config::GroupingPolicy::Failover};
-    NameChoice name; ///< how map.alias was chosen, and a binding it needs
+    bool skipKpartx{false}; ///< skip_kpartx: no partition mappings on it
+    NameChoice name;        ///< how map.alias was chosen, and a binding it needs
     /// What went wrong while planning it without keeping it from being
     /// planned, one line each: "sdb: prioritizer emc: not implemented, the
     /// path ranks -1".

@@ -42,11 +42,12 @@ public:
     /// CREATE, LOAD, RESUME: three ioctls, and no INFO before (a taken name
     /// or uuid is the CREATE's EBUSY, told apart only then).
     Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
-                                       const std::vector<dm::TargetLine> &targets) override;
+                                       const std::vector<dm::TargetLine> &targets,
+                                       dm::MapUevent uevent) override;
     /// LOAD, RESUME: two ioctls.
     Result<dm::UdevCookie> reloadAsync(const std::string &name,
                                        const std::vector<dm::TargetLine> &targets,
-                                       bool resized) override;
+                                       dm::MapUevent uevent) override;
     Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
     /// One STATUS ioctl: its dm_info is the device's.
     Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>

@@ -51,10 +51,11 @@ public:
     /// create() and reload() that hand back a cookie: each queues the
     /// uevent udev would broadcast once done (see udevEvents()).
     Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
-                                       const std::vector<dm::TargetLine> &targets) override;
+                                       const std::vector<dm::TargetLine> &targets,
+                                       dm::MapUevent uevent) override;
     Result<dm::UdevCookie> reloadAsync(const std::string &name,
                                        const std::vector<dm::TargetLine> &targets,
-                                       bool resized) override;
+                                       dm::MapUevent uevent) override;
     /// Records "release COOKIE" ("release COOKIE forced").
     Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
 

@@ -37,10 +37,11 @@ public:
     Result<void> suspend(const std::string &name) override;
     Result<void> resume(const std::string &name) override;
     Result<dm::UdevCookie> createAsync(const std::string &name, const std::string &uuid,
-                                       const std::vector<dm::TargetLine> &targets) override;
+                                       const std::vector<dm::TargetLine> &targets,
+                                       dm::MapUevent uevent) override;
     Result<dm::UdevCookie> reloadAsync(const std::string &name,
                                        const std::vector<dm::TargetLine> &targets,
-                                       bool resized) override;
+                                       dm::MapUevent uevent) override;
     Result<void> releaseCookie(dm::UdevCookie cookie, bool force) override;
     Result<std::pair<dm::Device, std::vector<dm::TargetLine>>>
     deviceStatus(const std::string &name) override;
