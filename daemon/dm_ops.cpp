@@ -3,7 +3,11 @@
 #include "daemon.h"
 #include "log.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <mpath/dm/table.h>
+#include <unistd.h>
 
 namespace mpathd {
 
@@ -103,10 +107,12 @@ void DmOps::readBack(const std::string &wwid, const std::string &name, const std
 
 void DmOps::create(const std::string &wwid, const std::string &name, const std::string &uuid,
                    const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
-                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+                   PathLimits limits, std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, uuid, targets, uevent](mpath::dm::DeviceMapper &dm) {
+        [this, name, uuid, targets, uevent,
+         limits = std::move(limits)](mpath::dm::DeviceMapper &dm) {
+            applyLimits(name, limits);
             return dm.createAsync(name, uuid, targets, uevent);
         },
         std::move(done), &Counters::creates);
@@ -114,13 +120,41 @@ void DmOps::create(const std::string &wwid, const std::string &name, const std::
 
 void DmOps::reload(const std::string &wwid, const std::string &name,
                    const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
-                   std::function<void(Result<mpath::dm::UdevCookie>)> done) {
+                   PathLimits limits, std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [name, targets, uevent](mpath::dm::DeviceMapper &dm) {
+        [this, name, targets, uevent, limits = std::move(limits)](mpath::dm::DeviceMapper &dm) {
+            applyLimits(name, limits);
             return dm.reloadAsync(name, targets, uevent);
         },
         std::move(done), &Counters::reloads);
+}
+
+void DmOps::applyLimits(const std::string &name, const PathLimits &limits) const {
+    if (limits.maxSectorsKb == 0)
+        return;
+    // multipath-tools' max_sectors_kb: every path gets it before the table
+    // is loaded, so the map is made with it. A path that refuses it (above
+    // its hardware's max_hw_sectors_kb) keeps its own and says so; the map
+    // is made all the same.
+    const std::string value = std::to_string(limits.maxSectorsKb);
+    for (const auto &path : limits.paths) {
+        const std::string file =
+            daemon_.env().sysfsRoot + "/block/" + path + "/queue/max_sectors_kb";
+        int err = 0;
+        if (int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC); fd < 0) {
+            err = errno;
+        } else {
+            if (::write(fd, value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+                err = errno ? errno : EIO;
+            ::close(fd);
+        }
+        if (err)
+            logWarning(aboutPath(path, name),
+                       "cannot set max_sectors_kb " + value + ": " + std::strerror(err));
+        else
+            logInfo(aboutPath(path, name), "max_sectors_kb set to " + value);
+    }
 }
 
 void DmOps::releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force) {

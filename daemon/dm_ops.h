@@ -22,6 +22,13 @@ struct LiveMap {
     mpath::dm::MapStatus status;
 };
 
+/// What is written to a map's paths before its table is loaded: the map
+/// takes the smallest of its paths' limits when the table is loaded.
+struct PathLimits {
+    unsigned maxSectorsKb{0};       ///< max_sectors_kb; 0 leaves the paths alone
+    std::vector<std::string> paths; ///< kernel names: "sdb"
+};
+
 /// The daemon's device-mapper calls: each runs on the executor, keyed by the
 /// map's WWID so that one map's calls run in order and different maps' side
 /// by side, with a deadline on the loop; the answer comes back on the loop.
@@ -43,11 +50,11 @@ public:
     /// cookie of its uevent, for releaseCookie().
     void create(const std::string &wwid, const std::string &name, const std::string &uuid,
                 const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
-                std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
+                PathLimits limits, std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
     /// Reloads map \a name (load and resume) without waiting for udev.
     void reload(const std::string &wwid, const std::string &name,
                 const std::vector<mpath::dm::TargetLine> &targets, mpath::dm::MapUevent uevent,
-                std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
+                PathLimits limits, std::function<void(mpath::Result<mpath::dm::UdevCookie>)> done);
     /// Releases the udev cookie of map \a wwid's last change (\a force:
     /// its uevent never came).
     void releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force);
@@ -71,6 +78,8 @@ private:
     void run(const std::string &wwid, std::chrono::milliseconds deadline,
              std::function<mpath::Result<T>(mpath::dm::DeviceMapper &)> op,
              std::function<void(mpath::Result<T>)> done, unsigned Counters::*counter = nullptr);
+    /// Writes \a limits to map \a name's paths (in the lane, before a load).
+    void applyLimits(const std::string &name, const PathLimits &limits) const;
 
     Daemon &daemon_;
 };

@@ -56,6 +56,10 @@ void MapPolicies::update(const std::string &wwid) {
         }
         return;
     }
+    // Its last path was removed under flush_on_last_del: queueing stays off
+    // until a path comes back (its deferred removal is then cancelled).
+    if (rec.deferredRemoval && rec.flushOnLastDel && rec.queueingDisabled)
+        return;
     // No usable path: an outage starts, or its setting changed (an
     // administrator's D-Bus call, a reconfigure): the countdown starts,
     // restarts or stops as the value now says.

@@ -309,7 +309,9 @@ void Reconciler::pass() {
             rec.name = pm.map.alias;
         for (const auto &g : pm.map.groups)
             if (!g.paths.empty()) {
-                const auto retry = daemon_.config().effective(g.paths.front()).noPathRetry.value;
+                const auto eff = daemon_.config().effective(g.paths.front());
+                const auto retry = eff.noPathRetry.value;
+                rec.flushOnLastDel = eff.flushOnLastDel.value;
                 rec.noPathRetry = mpath::config::toString(retry);
                 if (!(rec.retry == retry))
                     retryChanged.push_back(wwid);
@@ -527,6 +529,21 @@ void Reconciler::act(MapRecord &rec) {
     }
 }
 
+namespace {
+
+/// What the planned map's paths get written before its table is loaded.
+PathLimits pathLimits(const MapRecord &rec) {
+    PathLimits limits;
+    limits.maxSectorsKb = rec.planned->maxSectorsKb;
+    if (limits.maxSectorsKb)
+        for (const auto &g : rec.planned->map.groups)
+            for (const auto &p : g.paths)
+                limits.paths.push_back(p.kernelName);
+    return limits;
+}
+
+} // namespace
+
 void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets) {
     rec.busy = true;
     ++inFlight_;
@@ -535,7 +552,7 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     const std::string table = tableOf(targets);
     mpath::dm::MapUevent uevent;
     uevent.skipKpartx = rec.planned->skipKpartx;
-    daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets, uevent,
+    daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets, uevent, pathLimits(rec),
                            [this, wwid, name, table](Result<mpath::dm::UdevCookie> r) {
                                if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
                                    adoptAfterCreate(wwid, name, r.error());
@@ -566,15 +583,16 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     uevent.resized = sectors != rec.liveMap.sizeSectors;
     uevent.skipKpartx = rec.planned->skipKpartx;
     const std::string table = targets.empty() ? std::string() : tableOf(targets);
-    daemon_.dmOps().reload(
-        wwid, name, targets, uevent, [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
-            MapRecord *rec = tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
-            if (!rec)
-                return;
-            park(*rec, *r);
-            refresh(
-                wwid, [this, wwid] { finish(wwid); }, table);
-        });
+    daemon_.dmOps().reload(wwid, name, targets, uevent, pathLimits(rec),
+                           [this, wwid, table](Result<mpath::dm::UdevCookie> r) {
+                               MapRecord *rec =
+                                   tableLoaded(wwid, r ? Result<void>() : Result<void>(r.error()));
+                               if (!rec)
+                                   return;
+                               park(*rec, *r);
+                               refresh(
+                                   wwid, [this, wwid] { finish(wwid); }, table);
+                           });
 }
 
 void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &name,
@@ -637,6 +655,16 @@ void Reconciler::removeMap(MapRecord &rec) {
     const std::string wwid = rec.wwid, name = rec.name;
     daemon_.mutableState().removing.insert(wwid);
     logNotice(aboutMap(name, wwid), "its last path is gone: removing it");
+    if (rec.flushOnLastDel) {
+        // multipath-tools' flush_on_last_del: nothing is left to wait for,
+        // so I/O queued on it fails now, before the removal (in the same
+        // lane), and a map still open is not kept queueing until its last
+        // close. A path added again queues again (MapPolicies::update()).
+        logNotice(aboutMap(name, wwid), "flush_on_last_del: queued I/O fails now");
+        rec.queueingDisabled = true;
+        rec.retryTimer.reset();
+        daemon_.policies().failQueuedIo(wwid);
+    }
     // Deferred: a map still open (a mounted file system) goes at its last
     // close rather than not at all.
     daemon_.dmOps().remove(wwid, name, true, [this, wwid, name](Result<bool> r) {

@@ -115,6 +115,9 @@ struct MapRecord {
     /// Its last path went while it was open: device-mapper removes it at
     /// its last close. Kept meanwhile, with its countdown: it exists.
     bool deferredRemoval{false};
+    /// flush_on_last_del: when its last path is removed, queued I/O fails
+    /// at once rather than as no_path_retry says.
+    bool flushOnLastDel{false};
 
     /// Parked on the uevent of its last change.
     bool parked() const { return static_cast<bool>(udevCookie); }

@@ -287,6 +287,39 @@ TEST(DaemonFaults, AnOpenMapWithoutPathsQueuesForItsCountThenFailsAndIsKnownUnti
     EXPECT_EQ(h.count("create "), 0u) << h.logText();
 }
 
+TEST(DaemonFaults, FlushOnLastDelFailsQueuedIoOfAnOpenMapWhenItsLastPathIsRemoved) {
+    DaemonHarness h;
+    start(h, " no_path_retry queue\n flush_on_last_del yes\n");
+    onFake(h, [](auto &dm) { dm.setOpenCount(kMapB, 1); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    ASSERT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    EXPECT_FALSE(queueingInKernel(h, kMapB)) << "queued I/O would wait for its last close\n"
+                                             << h.logText();
+    // Checks go on; nothing turns queueing back on while no path is there.
+    h.advance(30s);
+    EXPECT_FALSE(queueingInKernel(h, kMapB)) << h.logText();
+    // A path added again: the removal is cancelled, and I/O queues again.
+    h.addDisk("sdd", 48, 1, kMapB, "active/optimized");
+    h.inject("add", "sdd");
+    h.settle();
+    EXPECT_TRUE(h.called("message 36001405bbbb @cancel_deferred_remove")) << h.logText();
+    EXPECT_TRUE(queueingInKernel(h, kMapB)) << h.logText();
+}
+
+TEST(DaemonFaults, WithoutFlushOnLastDelAnOpenMapKeepsQueueingWhenItsLastPathIsRemoved) {
+    DaemonHarness h;
+    start(h, " no_path_retry queue\n");
+    onFake(h, [](auto &dm) { dm.setOpenCount(kMapB, 1); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    ASSERT_TRUE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    h.advance(30s);
+    EXPECT_TRUE(queueingInKernel(h, kMapB)) << h.logText();
+}
+
 TEST(DaemonFaults, StoppingTurnsQueueingOffOnAnOpenMapWaitingForItsLastClose) {
     DaemonHarness h;
     start(h, " no_path_retry queue\n");

@@ -331,6 +331,39 @@ TEST(Daemon, SkipKpartxFlagsEveryCreateAndReloadOfItsMapForKpartxsRules) {
     EXPECT_EQ(h.mapUeventFlags("36001405bbbb"), (std::vector<uint16_t>{0, kReload}));
 }
 
+TEST(Daemon, MaxSectorsKbIsWrittenToEachPathOfItsMapBeforeTheTableLoads) {
+    DaemonHarness h;
+    h.config(std::string(kTwoMapsConfig) + "multipaths {\n multipath {\n wwid 36001405aaaa\n"
+                                           " max_sectors_kb 64\n }\n}\n");
+    twoMaps(h);
+    auto limit = [&](const std::string &disk) {
+        return h.tree().sysfsRoot() + "/block/" + disk + "/queue/max_sectors_kb";
+    };
+    // sdc's queue has no such file: the write fails, and says so.
+    for (const char *disk : {"sdb", "sdd", "sde"}) {
+        std::filesystem::create_directories(std::filesystem::path(limit(disk)).parent_path());
+        mpath_test::writeFile(limit(disk), "512\n");
+    }
+    h.start();
+    h.settle();
+    EXPECT_EQ(mpath_test::readFile(limit("sdb")), "64");
+    EXPECT_EQ(mpath_test::readFile(limit("sdd")), "512\n") << "another map's path is left alone";
+    EXPECT_EQ(mpath_test::readFile(limit("sde")), "512\n");
+    EXPECT_NE(h.logText().find("path sdc: cannot set max_sectors_kb 64: "), std::string::npos)
+        << h.logText();
+    EXPECT_EQ(h.count("create "), 2u) << "the map is made all the same";
+    // A reload writes it again: a path that joined since gets it too.
+    mpath_test::writeFile(limit("sdb"), "512\n");
+    std::string config = kTwoMapsConfig;
+    config.replace(config.find("polling_interval"), 0, "path_selector \"queue-length 0\"\n  ");
+    h.config(config + "multipaths {\n multipath {\n wwid 36001405aaaa\n"
+                      " max_sectors_kb 32\n }\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405aaaa")) << h.logText();
+    EXPECT_EQ(mpath_test::readFile(limit("sdb")), "32");
+}
+
 TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     DaemonHarness h;
     startWithTwoMaps(h);

@@ -12,7 +12,8 @@
 # afterwards. mpathctl is-path answers the same as the rules, in
 # milliseconds. "nompath" and "multipath=off" on the command line turn the
 # rules off. A reload that grows the map (its LUN resized) is probed again.
-# skip_kpartx yes keeps kpartx's rules from mapping the map's partitions.
+# skip_kpartx yes keeps kpartx's rules from mapping the map's partitions;
+# max_sectors_kb reaches the paths and the map.
 # lab-timeout: 300
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -198,7 +199,9 @@ result resize "$before -> 2097152 sectors, probed; map change events (flagged un
 # 9. skip_kpartx: the LUN gets an MBR with one partition. With skip_kpartx
 # yes for its WWID the map's uevents carry DM_SUBSYSTEM_UDEV_FLAG1 and
 # kpartx's rules (60-kpartx.rules, as Debian installs them) map no
-# partition; without it they map <map>-part1.
+# partition; without it they map <map>-part1. The same entry's
+# max_sectors_kb 64 is written to both paths before the map is made, and
+# the map takes it.
 dmsetup remove "$sdmap" || die "could not remove $sdmap for the next step"
 act=$(printf '%s\n' "${sd[@]}" | active_paths | head -n 1)
 [ -n "$act" ] || die "no scsi_debug path serves I/O (${sd[*]})"
@@ -210,8 +213,10 @@ blockdev --rereadpt "/dev/$act" || die "the kernel did not reread $act's partiti
 udevadm settle
 [ -e "/sys/block/$act/${act}1" ] || die "$act shows no partition of the MBR written on it"
 conf='defaults {\n\tfind_multipaths on\n\tpolling_interval 2\n}\nblacklist {\n\tdevnode "^nvme"\n}\n'
-printf "$conf"'multipaths {\n\tmultipath {\n\t\twwid %s\n\t\tskip_kpartx yes\n\t}\n}\n' "$sdwwid" \
-	> /etc/mpathd/mpathd.conf
+kb_before=$(cat "/sys/block/$act/queue/max_sectors_kb")
+[ "$kb_before" -gt 64 ] || die "$act's max_sectors_kb is already $kb_before: 64 would show nothing"
+printf "$conf"'multipaths {\n\tmultipath {\n\t\twwid %s\n\t\tskip_kpartx yes\n\t\tmax_sectors_kb 64\n\t}\n}\n' \
+	"$sdwwid" > /etc/mpathd/mpathd.conf
 mpathd_start
 wait_until 30 sh -c "[ -n \"\$(dmsetup info -c --noheadings -o uuid | grep -x 'mpath-$sdwwid')\" ]" ||
 	die "mpathd made no map for the partitioned scsi_debug pair"
@@ -219,6 +224,11 @@ sdmap=$(map_of "$sdwwid")
 sddm=$(basename "$(readlink -f "/dev/mapper/$sdmap")")
 udevadm settle
 expect "/dev/$sddm" DM_SUBSYSTEM_UDEV_FLAG1 1
+for d in "${sd[@]}" "$sddm"; do
+	kb=$(cat "/sys/block/$d/queue/max_sectors_kb")
+	[ "$kb" = 64 ] || die "with max_sectors_kb 64, $d has $kb (it was $kb_before)"
+done
+result max_sectors_kb "$kb_before -> 64 on ${sd[*]} and $sdmap"
 parts=$(dmsetup ls | awk -v m="$sdmap-part" 'index($1, m) == 1 { print $1 }')
 [ -z "$parts" ] || die "with skip_kpartx yes, kpartx mapped partitions of $sdmap: $parts"
 mpathd_stop

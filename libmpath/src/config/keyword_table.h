@@ -220,8 +220,7 @@ inline const auto &settingKeywords() {
             .ours(),
         setting("queue_mode", InAll, &S::queueMode, &E::queueMode, QueueMode::Rq).ours(),
         setting("flush_on_last_del", InAll, &S::flushOnLastDel, &E::flushOnLastDel, false)
-            .words(kFlushOnLastDelWords)
-            .noEffect("when the last path goes, queueing goes on as no_path_retry says", false),
+            .words(kFlushOnLastDelWords),
         setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false),
         setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false)
             .noEffect("mpathd always defers the removal of a map in use", true),
@@ -229,9 +228,7 @@ inline const auto &settingKeywords() {
             .noEffect("mpathd registers no persistent reservation keys", false),
         setting("max_sectors_kb", InAll, &S::maxSectorsKb, &E::maxSectorsKb,
                 OffOrNumber::disabled())
-            .range(1)
-            .noEffect("mpathd writes no max_sectors_kb to paths yet: each keeps its own",
-                      OffOrNumber::disabled()),
+            .range(1),
         setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled())
             .noEffect("a map whose paths are all standby is made at once", OffOrNumber::disabled()),
         setting("marginal_path_err_sample_time", InAll, &S::marginalPathErrSampleTime,

@@ -121,6 +121,8 @@ Plan plan(const Config &config, const PlanInput &input) {
         PlannedMap pm;
         pm.grouping = eff.pathGroupingPolicy.value;
         pm.skipKpartx = eff.skipKpartx.value;
+        if (!eff.maxSectorsKb.value.off)
+            pm.maxSectorsKb = eff.maxSectorsKb.value.value;
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

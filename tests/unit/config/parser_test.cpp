@@ -680,7 +680,7 @@ TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
     // Anything else names the keyword, its line and why.
     ConfigResult r = parse("defaults {\n rr_weight priorities\n deferred_remove no\n"
-                           " max_sectors_kb 1024\n marginal_pathgroups on\n}\n"
+                           " ghost_delay 30\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
@@ -689,8 +689,8 @@ TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
               "priority changes nothing (under multipathd neither)\n"
               "warning: /etc/multipath.conf:3: keyword 'deferred_remove' has no effect in "
               "mpathd: mpathd always defers the removal of a map in use\n"
-              "warning: /etc/multipath.conf:4: keyword 'max_sectors_kb' has no effect in "
-              "mpathd: mpathd writes no max_sectors_kb to paths yet: each keeps its own\n"
+              "warning: /etc/multipath.conf:4: keyword 'ghost_delay' has no effect in mpathd: "
+              "a map whose paths are all standby is made at once\n"
               "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' has no effect in "
               "mpathd: mpathd does not single out marginal paths yet\n"
               "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' has no "

@@ -64,8 +64,9 @@ struct PlannedMap {
     std::string pathChecker; ///< the checker its paths get
     std::string prio;        ///< the prioritizer that ranked its paths
     config::GroupingPolicy grouping{config::GroupingPolicy::Failover};
-    bool skipKpartx{false}; ///< skip_kpartx: no partition mappings on it
-    NameChoice name;        ///< how map.alias was chosen, and a binding it needs
+    bool skipKpartx{false};   ///< skip_kpartx: no partition mappings on it
+    unsigned maxSectorsKb{0}; ///< max_sectors_kb for each path before a load; 0: none
+    NameChoice name;          ///< how map.alias was chosen, and a binding it needs
     /// What went wrong while planning it without keeping it from being
     /// planned, one line each: "sdb: prioritizer emc: not implemented, the
     /// path ranks -1".
