@@ -1,5 +1,5 @@
 #!/bin/bash
-# lab-timeout: 240
+# lab-timeout: 300
 # check-kernels: 6.1
 # mpathd's promises about failing paths and queueing (polling_interval 2),
 # on a real kernel with real udevd, on scsi_debug's three ALUA ports of one
@@ -18,6 +18,9 @@
 #    no_path_retry 2: the queued I/O fails after 2 checks instead of
 #    waiting for ever, the map stays in mpathctl's view while it is in
 #    the kernel, and it goes, from both, at its last close.
+# 4. The same with no_path_retry queue and flush_on_last_del yes: the
+#    queued I/O fails as soon as mpathd learns the last path is gone
+#    (without flush_on_last_del it would wait for ever).
 # Paths that hang are tests/vm/mpathd-storm.sh. A broken promise is
 # reported with its numbers ("BROKEN: ...") and the scenario goes on to
 # the next check where it can; it fails at the end naming each one.
@@ -237,6 +240,42 @@ wait_until 10 sh -c "! dmsetup info '$map' > /dev/null 2>&1" || broken "$map sta
 wait_until 10 sh -c "! mpathctl show maps 2>/dev/null | grep -qw '$map'" || broken "$map stayed in mpathctl's view after it went"
 result closed_map_gone_ms $(($(now_ms) - t0))
 part_done lun_gone
+
+###########################################################################
+# 4. flush_on_last_del yes, no_path_retry queue: the LUN of an open map
+# goes. The configuration read again ends the settings of parts 2 and 3.
+sed -i 's/^\tno_path_retry 3$/\tno_path_retry queue\n\tflush_on_last_del yes/' /etc/mpathd/mpathd.conf
+grep -q "flush_on_last_del yes" /etc/mpathd/mpathd.conf || die "could not set flush_on_last_del in mpathd.conf"
+mpathctl reconfigure > "$RESULTS/reconfigure.txt" 2>&1 || die "mpathctl reconfigure: $(cat "$RESULTS/reconfigure.txt")"
+modprobe -r scsi_debug || die "scsi_debug did not unload"
+mapfile -t sd < <(scsi_debug_paths add_host=3)
+[ ${#sd[@]} -eq 3 ] || die "expected three scsi_debug paths, got: ${sd[*]}"
+wait_until 30 sh -c "[ \$(dmsetup table '$(map_of "$sdwwid")' 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l) -eq 3 ]" ||
+	die "no map with the 3 new scsi_debug paths: $(dmsetup table)"
+map=$(map_of "$sdwwid")
+udevadm settle --timeout=10
+dmsetup table "$map" | grep -q queue_if_no_path || die "no_path_retry queue: $map does not queue ($(dmsetup table "$map"))"
+exec 7< "/dev/mapper/$map"
+fio_verify flush "/dev/mapper/$map" 30 > "$RESULTS/fio-flush.log" 2>&1 &
+fio=$!
+sleep 2
+for p in "${sd[@]}"; do echo 1 > "/sys/block/$p/device/delete"; done
+wait_until 10 sh -c "! ls /sys/block | grep -qxE '$(IFS='|'; echo "${sd[*]}")'" || die "the scsi_debug disks were not deleted"
+t_del=$(now_ms)
+# No countdown: as soon as udev tells mpathd, plus slack.
+if wait_until 6 sh -c "! kill -0 $fio 2>/dev/null"; then
+	result flush_queued_io_failed_after_ms $(($(now_ms) - t_del))
+	wait "$fio" && broken "fio wrote on without error to a map with no LUN"
+else
+	broken "flush_on_last_del: the open map's LUN went $(($(now_ms) - t_del)) ms ago and its I/O still waits"
+	release_all
+	wait "$fio"
+fi
+grep -q "flush_on_last_del: queued I/O fails now" "$RESULTS/mpathd.log" || broken "mpathd did not say it failed the queued I/O"
+exec 7<&-
+udevadm settle --timeout=10
+wait_until 10 sh -c "! dmsetup info '$map' > /dev/null 2>&1" || broken "$map stayed in the kernel after its last close"
+part_done flush_on_last_del
 
 kill -0 "$MPATHD_PID" || die "mpathd died"
 read -r rss fds thr < <(proc_usage "$MPATHD_PID")
