@@ -123,6 +123,22 @@ TEST(Daemon, LogsAsMuchAsTheConfigurationsVerbositySaysUnlessStartedWithV) {
     EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Debug));
 }
 
+TEST(Daemon, SaysOnceThatSCSIPathsHaveNoSgNodeNotAtEveryCheck) {
+    // The tree's disks have no scsi_generic node: as on a host whose sg
+    // driver is not loaded. The admin learns it once, with the cure.
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.advance(30s); // six rounds of checks of four paths
+    const std::string log = h.logText();
+    size_t n = 0;
+    for (size_t at = log.find("has no sg node"); at != std::string::npos;
+         at = log.find("has no sg node", at + 1))
+        ++n;
+    EXPECT_EQ(n, 1u) << log;
+    EXPECT_NE(log.find("warning: path sd"), std::string::npos) << log;
+    EXPECT_NE(log.find("is the sg driver loaded?"), std::string::npos) << log;
+}
+
 TEST(Daemon, TakesTheStockTargetWhenLmpathIsNotThereAndSaysSo) {
     DaemonHarness h;
     h.config("defaults {\n find_multipaths on\n}\n");
