@@ -147,6 +147,34 @@ Result<void> suspendResume(const std::string &name, bool suspend, uint16_t udevF
     return runAndWait(t, op, name);
 }
 
+/// Loads \a targets as \a name's inactive table: the step of a create
+/// after its empty device is made, and of a reload.
+Result<void> loadTable(const char *op, const std::string &name,
+                       const std::vector<dm::TargetLine> &targets) {
+    DmTask t(DM_DEVICE_RELOAD);
+    if (auto r = prepare(t, op, name); !r)
+        return r;
+    if (auto r = addTargets(t, op, name, targets); !r)
+        return r;
+    return run(t, op, name);
+}
+
+/// A create whose table was refused leaves nothing behind: its empty
+/// device goes again.
+void removeEmpty(const std::string &name) {
+    DmTask rm(DM_DEVICE_REMOVE);
+    if (prepare(rm, "remove", name) && rm.setCookie(0))
+        (void)runAndWait(rm, "remove", name);
+}
+
+/// A reload whose swap failed leaves the live table alone and the
+/// inactive one cleared.
+void clearInactive(const std::string &name) {
+    DmTask c(DM_DEVICE_CLEAR);
+    if (prepare(c, "clear", name))
+        (void)c.run();
+}
+
 } // namespace
 
 DeviceMapperLib::DeviceMapperLib() {
@@ -261,19 +289,8 @@ Result<void> DeviceMapperLib::create(const std::string &name, const std::string 
         if (auto r = run(t, "create", name); !r)
             return r;
     }
-    Result<void> loaded = [&]() -> Result<void> {
-        DmTask t(DM_DEVICE_RELOAD);
-        if (auto r = prepare(t, "create", name); !r)
-            return r;
-        if (auto r = addTargets(t, "create", name, targets); !r)
-            return r;
-        return run(t, "create", name);
-    }();
-    if (!loaded) {
-        // Leave nothing behind: the empty device goes again.
-        DmTask rm(DM_DEVICE_REMOVE);
-        if (prepare(rm, "remove", name) && rm.setCookie(0))
-            (void)runAndWait(rm, "remove", name);
+    if (auto loaded = loadTable("create", name, targets); !loaded) {
+        removeEmpty(name);
         return loaded;
     }
     return suspendResume(name, false);
@@ -293,20 +310,10 @@ Result<void> DeviceMapperLib::reload(const std::string &name,
     };
     auto live = readTargets(DM_DEVICE_TABLE, "reload", name);
     const bool sameSize = live && sectors(*live) == sectors(targets);
-    {
-        DmTask t(DM_DEVICE_RELOAD);
-        if (auto r = prepare(t, "reload", name); !r)
-            return r;
-        if (auto r = addTargets(t, "reload", name, targets); !r)
-            return r;
-        if (auto r = run(t, "reload", name); !r)
-            return r;
-    }
+    if (auto r = loadTable("reload", name, targets); !r)
+        return r;
     if (auto r = suspendResume(name, true); !r) {
-        // Leave the live table alone and the inactive one cleared.
-        DmTask c(DM_DEVICE_CLEAR);
-        if (prepare(c, "clear", name))
-            (void)c.run();
+        clearInactive(name);
         return r;
     }
     // udev's rules (56-dm-mpath.rules, kpartx's) then neither rescan the
@@ -338,19 +345,8 @@ Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
             return failure("create", name, -r);
         }
     }
-    Result<void> loaded = [&]() -> Result<void> {
-        DmTask t(DM_DEVICE_RELOAD);
-        if (auto r = prepare(t, "create", name); !r)
-            return r;
-        if (auto r = addTargets(t, "create", name, targets); !r)
-            return r;
-        return run(t, "create", name);
-    }();
-    if (!loaded) {
-        // Leave nothing behind: the empty device goes again.
-        DmTask rm(DM_DEVICE_REMOVE);
-        if (prepare(rm, "remove", name) && rm.setCookie(0))
-            (void)runAndWait(rm, "remove", name);
+    if (auto loaded = loadTable("create", name, targets); !loaded) {
+        removeEmpty(name);
         return loaded.error();
     }
     return resumeAsync(name, uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0);
@@ -359,15 +355,8 @@ Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
 Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
                                                     const std::vector<dm::TargetLine> &targets,
                                                     dm::MapUevent uevent) {
-    {
-        DmTask t(DM_DEVICE_RELOAD);
-        if (auto r = prepare(t, "reload", name); !r)
-            return r.error();
-        if (auto r = addTargets(t, "reload", name, targets); !r)
-            return r.error();
-        if (auto r = run(t, "reload", name); !r)
-            return r.error();
-    }
+    if (auto r = loadTable("reload", name, targets); !r)
+        return r.error();
     // The resume suspends (noflush), swaps and resumes; a reload that kept
     // the size keeps the disk what it was: multipath-tools'
     // MPATH_UDEV_RELOAD_FLAG, so udev's rules neither probe the map nor
@@ -376,12 +365,8 @@ Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
     // kpartx's rules read.
     auto cookie = resumeAsync(name, (uevent.resized ? 0 : DM_SUBSYSTEM_UDEV_FLAG0) |
                                         (uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0));
-    if (!cookie) {
-        // Leave the live table alone and the inactive one cleared.
-        DmTask c(DM_DEVICE_CLEAR);
-        if (prepare(c, "clear", name))
-            (void)c.run();
-    }
+    if (!cookie)
+        clearInactive(name);
     return cookie;
 }
 
