@@ -12,7 +12,7 @@
 # no splat (the lab checks), and the map must end with both paths active.
 . "${LAB_SRC:-/src}/tests/vm/data/lmpath-lib.sh"
 
-SECS=${RACE_SECS:-60}
+SECS=${RACE_SECS:-45}
 
 # preempt=full without another boot: the Debian kernels have
 # PREEMPT_DYNAMIC, whose model debugfs switches at run time.
