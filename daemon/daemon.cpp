@@ -99,6 +99,7 @@ void Daemon::applyConfig(mpath::config::Config config) {
     // more urgent: 2 notices, 3 info, 4 and above debug. Errors always.
     Log::setConfigured(
         static_cast<Level>(std::min(3u + globals_.verbosity.value, unsigned(Level::Debug))));
+    applyMaxFds();
     paths_->configure();
 }
 
@@ -124,6 +125,19 @@ Result<void> Daemon::start() {
         paths_->update(d);
     reconciler_->adopt([this] { reconciler_->run(); });
     return mpath::ok();
+}
+
+void Daemon::applyMaxFds() {
+    const mpath::config::MaxFds &m = globals_.maxFds.value;
+    const std::optional<unsigned long> target =
+        m.max ? std::nullopt : std::optional<unsigned long>(m.value);
+    auto r = env_.raiseOpenFiles(target);
+    if (!r)
+        logWarning({}, "max_fds " + mpath::config::toString(m) + ": " + r.error().message +
+                           "; the open file limit stays as it is");
+    else if (r->raised)
+        logNotice({}, "max_fds " + mpath::config::toString(m) + ": open file limit raised to " +
+                          std::to_string(r->soft));
 }
 
 void Daemon::reconfigure(std::function<void(Result<void>)> done) {

@@ -15,6 +15,7 @@
 #include <mpath/prio/prioritizer.h>
 #include <mpath/sys/event_loop.h>
 #include <mpath/sys/executor.h>
+#include <mpath/sys/open_files.h>
 #include <mpath/sys/path_io.h>
 #include <string>
 
@@ -51,6 +52,10 @@ struct Environment {
     /// Whether dm-lmpath can be used (loaded, or installed for the kernel
     /// to load on first use).
     std::function<bool()> lmpathAvailable{[] { return false; }};
+    /// Raises the process's limit of open files as max_fds says (nullopt:
+    /// "max"); see mpath::sys::raiseOpenFileLimit.
+    std::function<mpath::Result<mpath::sys::OpenFileLimit>(std::optional<unsigned long>)>
+        raiseOpenFiles{&mpath::sys::raiseOpenFileLimit};
     /// Device-mapper calls, in a lane of their own: no number of hung
     /// paths can take the workers a fail_path, reload or create needs. No
     /// call waits for udev (a map is parked on its cookie instead), but a
@@ -170,6 +175,8 @@ private:
     /// The configuration's diagnostics logged; its errors as one error.
     mpath::Result<mpath::config::Config> takeConfig(mpath::config::ConfigResult read) const;
     void applyConfig(mpath::config::Config config);
+    /// Raises the open file limit to max_fds; a failure is a warning.
+    void applyMaxFds();
     /// The setting is parsed and its drop-in (if any) written: take it.
     void settingTaken(const std::string &wwid, const std::string &keyword, const std::string &value,
                       bool persist);

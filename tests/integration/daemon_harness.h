@@ -139,6 +139,14 @@ public:
         env.prio = mpath::prio::Context::noDevices();
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
         env.lmpathAvailable = [lmpath] { return lmpath; };
+        env.raiseOpenFiles =
+            [this](
+                std::optional<unsigned long> target) -> mpath::Result<mpath::sys::OpenFileLimit> {
+            openFileTargets_.push_back(target);
+            if (openFilesError_)
+                return *openFilesError_;
+            return mpath::sys::OpenFileLimit{target.value_or(1048576), 1048576, true};
+        };
         env.dmLane = {4, 4, 4};
         env.ioLane = {4, 4};
         daemon_ = std::make_unique<mpathd::Daemon>(std::move(env));
@@ -296,6 +304,12 @@ public:
     mpath::testing::SerializedDeviceMapper &dm() { return *dm_; }
     SysfsTreeBuilder &tree() { return tree_; }
     const std::vector<std::string> &notes() const { return notes_; }
+    /// What the daemon asked of the open file limit, in order (nullopt:
+    /// the system's limit); and the error the next asks get, if any.
+    const std::vector<std::optional<unsigned long>> &openFileTargets() const {
+        return openFileTargets_;
+    }
+    void failOpenFiles(mpath::Error e) { openFilesError_ = std::move(e); }
     const std::vector<std::string> &log() const { return log_; }
     std::string logText() const {
         std::string out;
@@ -333,6 +347,8 @@ private:
     SysfsTreeBuilder tree_;
     mpath::testing::ScriptedCheckers checkers_;
     std::vector<std::string> notes_;
+    std::vector<std::optional<unsigned long>> openFileTargets_;
+    std::optional<mpath::Error> openFilesError_;
     std::vector<std::string> log_;
     std::unique_ptr<mpathd::Daemon> daemon_;
 };

@@ -123,6 +123,31 @@ TEST(Daemon, LogsAsMuchAsTheConfigurationsVerbositySaysUnlessStartedWithV) {
     EXPECT_TRUE(mpathd::Log::enabled(mpathd::Level::Debug));
 }
 
+TEST(Daemon, RaisesTheOpenFileLimitAsMaxFdsSaysAtStartAndReconfigure) {
+    DaemonHarness h;
+    twoMaps(h);
+    h.start(); // no max_fds: multipath-tools' default, the system's limit
+    h.settle();
+    using Targets = std::vector<std::optional<unsigned long>>;
+    EXPECT_EQ(h.openFileTargets(), Targets{std::nullopt});
+    EXPECT_NE(h.logText().find("max_fds max: open file limit raised to 1048576"), std::string::npos)
+        << h.logText();
+    h.config("defaults {\n  find_multipaths on\n  max_fds 8192\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    EXPECT_EQ(h.openFileTargets(), (Targets{std::nullopt, 8192ul}));
+    // A limit that cannot be raised is a warning naming the setting and
+    // why; the maps stay as they are.
+    h.failOpenFiles(mpath::Error{EPERM, "cannot raise the open file limit from 1024 to 4096: "
+                                        "Operation not permitted"});
+    h.config("defaults {\n  find_multipaths on\n  max_fds 4096\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    EXPECT_NE(h.logText().find("max_fds 4096: cannot raise the open file limit from 1024 to "
+                               "4096: Operation not permitted; the open file limit stays as it is"),
+              std::string::npos)
+        << h.logText();
+    EXPECT_EQ(h.liveMaps().size(), 2u);
+}
+
 TEST(Daemon, SaysOnceThatSCSIPathsHaveNoSgNodeNotAtEveryCheck) {
     // The tree's disks have no scsi_generic node: as on a host whose sg
     // driver is not loaded. The admin learns it once, with the cure.

@@ -9,6 +9,8 @@ std::vector<EffectiveEntry> EffectiveGlobals::entries() const {
     std::vector<EffectiveEntry> out;
     detail::forEachGlobal([&](const auto &k) {
         const auto &r = this->*k.effective;
+        if (!detail::inForce(k, r.value))
+            return; // refused: not acted on, so not shown as if it were
         out.push_back({std::string(k.name), detail::formatValue(r.value), r.origin, r.where});
     });
     return out;

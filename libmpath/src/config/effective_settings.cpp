@@ -10,6 +10,8 @@ std::vector<EffectiveEntry> EffectiveSettings::entries() const {
     out.push_back({"alias", alias.value, alias.origin, alias.where});
     detail::forEachSetting([&](const auto &k) {
         const auto &r = this->*k.effective;
+        if (!detail::inForce(k, r.value))
+            return; // refused: not acted on, so not shown as if it were
         out.push_back({std::string(k.name), detail::formatValue(r.value), r.origin, r.where});
     });
     return out;

@@ -33,8 +33,8 @@ enum SectionMask : unsigned {
 
 /// Whether a keyword changes what this project does today.
 enum class Effect {
-    Applied,  ///< read by discovery, planning or the tables
-    NoEffect, ///< read, checked, resolved and listed; nothing acts on it yet
+    Applied, ///< read by discovery, planning or the tables
+    Refused, ///< only the value mpathd follows anyway is taken; any other is refused
 };
 
 /// How a value is written in a file.
@@ -93,12 +93,12 @@ struct Keyword {
     T builtin;   ///< the value when no section sets it
     Rule rule{}; ///< how the value is read
     Effect effect{Effect::Applied};
-    std::string_view noEffectWhy{}; ///< NoEffect: why, in the warning a file setting it draws
-    std::optional<T> inert{};       ///< NoEffect: the value that asks for what mpathd does
-                                    ///< anyway (no warning); none: every value warns
-    bool extension{false};          ///< ours: multipath-tools 0.9.4 has no such keyword
-    bool unsetByDefault{false};     ///< multipath-tools has no default: builtin means "unset"
-    bool deprecated{false};         ///< applied, with multipath-tools' deprecation notice
+    std::string_view refusedWhy{}; ///< Refused: why, in the warning a refused value draws
+    std::optional<T> accepted{};   ///< Refused: the value that asks for what mpathd does
+                                   ///< anyway (taken); none: every value is refused
+    bool extension{false};         ///< ours: multipath-tools 0.9.4 has no such keyword
+    bool unsetByDefault{false};    ///< multipath-tools has no default: builtin means "unset"
+    bool deprecated{false};        ///< applied, with multipath-tools' deprecation notice
 
     Keyword range(long long min, long long max = UINT_MAX) const {
         Keyword k = *this;
@@ -120,13 +120,14 @@ struct Keyword {
         k.rule.syntax = Syntax::RestOfLine;
         return k;
     }
-    /// Read, checked and shown, but not acted on: a file that sets it to
-    /// anything but \a inertValue draws a warning saying \a why.
-    Keyword noEffect(std::string_view why, std::optional<T> inertValue = std::nullopt) const {
+    /// Read and checked, but not acted on: a value other than \a acceptedValue
+    /// is refused (not stored) with a warning saying \a why, so that no file
+    /// asks for a behaviour mpathd does not give it.
+    Keyword refused(std::string_view why, std::optional<T> acceptedValue = std::nullopt) const {
         Keyword k = *this;
-        k.effect = Effect::NoEffect;
-        k.noEffectWhy = why;
-        k.inert = std::move(inertValue);
+        k.effect = Effect::Refused;
+        k.refusedWhy = why;
+        k.accepted = std::move(acceptedValue);
         return k;
     }
     Keyword ours() const {
@@ -146,7 +147,15 @@ struct Keyword {
     }
 };
 
-inline constexpr std::string_view kMarginalWhy = "mpathd does not single out marginal paths yet";
+inline constexpr std::string_view kMarginalWhy = "mpathd does not single out marginal paths";
+
+/// Whether \a v, a value of keyword \a k, is one mpathd follows: any value of
+/// an applied keyword, only the accepted one of a refused keyword (the
+/// built-in device table may hold others, which are not in force).
+template <typename K>
+bool inForce(const K &k, const typename K::Value &v) {
+    return k.effect == Effect::Applied || (k.accepted && v == *k.accepted);
+}
 
 /// A per-map/per-path keyword.
 template <typename T>
@@ -188,9 +197,10 @@ inline const auto &settingKeywords() {
                 HardwareHandler{})
             .restOfLine(),
         setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform)
-            .noEffect("the kernel's path selectors take every repeat count as 1, so "
-                      "weighting paths by priority changes nothing (under multipathd neither)",
-                      RrWeight::Uniform),
+            .refused("the kernel's path selectors take every repeat count as 1, so "
+                     "weighting paths by priority would change nothing (under multipathd "
+                     "neither)",
+                     RrWeight::Uniform),
         setting("rr_min_io", InAll, &S::rrMinIo, &E::rrMinIo, 1000u).range(1),
         setting("rr_min_io_rq", InAll, &S::rrMinIoRq, &E::rrMinIoRq, 1u).range(1),
         setting("user_friendly_names", InAll, &S::userFriendlyNames, &E::userFriendlyNames, false),
@@ -200,15 +210,15 @@ inline const auto &settingKeywords() {
             .validate(word),
         setting("fast_io_fail_tmo", NotInMultipath, &S::fastIoFailTmo, &E::fastIoFailTmo,
                 OffOrNumber::number(5))
-            .noEffect("mpathd sets no transport timeout yet: the transport's own "
-                      "fast_io_fail_tmo applies"),
+            .refused("mpathd does not set transport timeouts; the transport's own "
+                     "fast_io_fail_tmo stays in force"),
         setting("dev_loss_tmo", NotInMultipath, &S::devLossTmo, &E::devLossTmo,
                 DevLossTmo::after(600))
-            .noEffect("mpathd sets no transport timeout yet: the transport's own "
-                      "dev_loss_tmo applies"),
+            .refused("mpathd does not set transport timeouts; the transport's own "
+                     "dev_loss_tmo stays in force"),
         setting("retain_attached_hw_handler", NotInMultipath, &S::retainAttachedHwHandler,
                 &E::retainAttachedHwHandler, true)
-            .noEffect("the kernel always keeps a hardware handler already attached", true),
+            .refused("the kernel always keeps a hardware handler already attached", true),
         setting("detect_prio", NotInMultipath, &S::detectPrio, &E::detectPrio, true),
         setting("detect_checker", NotInMultipath, &S::detectChecker, &E::detectChecker, true),
         setting("pg_init_retries", InAll, &S::pgInitRetries, &E::pgInitRetries, 0u)
@@ -223,28 +233,29 @@ inline const auto &settingKeywords() {
             .words(kFlushOnLastDelWords),
         setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false),
         setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false)
-            .noEffect("mpathd always defers the removal of a map in use", true),
+            .refused("mpathd always defers the removal of a map in use", true),
         setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false)
-            .noEffect("mpathd registers no persistent reservation keys", false),
+            .refused("mpathd registers no persistent reservation keys", false),
         setting("max_sectors_kb", InAll, &S::maxSectorsKb, &E::maxSectorsKb,
                 OffOrNumber::disabled())
             .range(1),
         setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled())
-            .noEffect("a map whose paths are all standby is made at once", OffOrNumber::disabled()),
+            .refused("mpathd makes a map whose paths are all standby at once",
+                     OffOrNumber::disabled()),
         setting("marginal_path_err_sample_time", InAll, &S::marginalPathErrSampleTime,
                 &E::marginalPathErrSampleTime, OffOrNumber::disabled())
             .range(120)
-            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
+            .refused(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_err_rate_threshold", InAll, &S::marginalPathErrRateThreshold,
                 &E::marginalPathErrRateThreshold, OffOrNumber::disabled())
             .range(0, 1000)
-            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
+            .refused(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_err_recheck_gap_time", InAll, &S::marginalPathErrRecheckGapTime,
                 &E::marginalPathErrRecheckGapTime, OffOrNumber::disabled())
-            .noEffect(kMarginalWhy, OffOrNumber::disabled()),
+            .refused(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_double_failed_time", InAll, &S::marginalPathDoubleFailedTime,
                 &E::marginalPathDoubleFailedTime, OffOrNumber::disabled())
-            .noEffect(kMarginalWhy, OffOrNumber::disabled()));
+            .refused(kMarginalWhy, OffOrNumber::disabled()));
     return table;
 }
 
@@ -272,7 +283,8 @@ inline const auto &globalKeywords() {
         global("queue_without_daemon", &G::queueWithoutDaemon, &E::queueWithoutDaemon, false),
         global("marginal_pathgroups", &G::marginalPathgroups, &E::marginalPathgroups,
                MarginalPathgroups::Off)
-            .noEffect(kMarginalWhy, MarginalPathgroups::Off),
+            .refused(kMarginalWhy, MarginalPathgroups::Off),
+        global("max_fds", &G::maxFds, &E::maxFds, MaxFds::systemLimit()).range(1),
         global("dm_target", &G::dmTarget, &E::dmTarget, DmTarget::Lmpath).ours());
     return table;
 }
@@ -308,7 +320,6 @@ struct OtherKeyword {
 /// are named as such wherever they appear, so that an admin switching over
 /// learns that the setting is not honoured.
 inline constexpr auto kOtherKeywords = std::to_array<OtherKeyword>({
-    {"max_fds", InDefaults, Disposition::NoEffect},
     {"disable_changed_wwids", InDefaults, Disposition::NoEffect},
     {"getuid_callout", InDefaults | InDevice | InOverrides, Disposition::Deprecated},
     {"multipath_dir", InDefaults, Disposition::Deprecated},

@@ -124,13 +124,15 @@ private:
         }
         return v;
     }
-    /// A keyword mpathd reads but does not act on: a warning naming it
-    /// and why, unless \a v asks for what mpathd does anyway.
+    /// A keyword mpathd reads but does not act on: unless \a v asks for what
+    /// mpathd does anyway, a warning naming it and why. \return true when
+    /// the value is refused (the caller keeps the previous one).
     template <typename K>
-    void warnIfNoEffect(unsigned no, const std::string &kw, const K &k,
-                        const typename K::Value &v) {
-        if (k.effect == detail::Effect::NoEffect && !(k.inert && v == *k.inert))
-            warn(no, "keyword '" + kw + "' has no effect in mpathd: " + std::string(k.noEffectWhy));
+    bool refused(unsigned no, const std::string &kw, const K &k, const typename K::Value &v) {
+        if (detail::inForce(k, v))
+            return false;
+        warn(no, "keyword '" + kw + "' is refused: " + std::string(k.refusedWhy) + "; ignored");
+        return true;
     }
     bool regexInto(unsigned no, const std::string &kw, const std::string &text, Regex &out);
     Blacklist &currentBlacklist();
@@ -400,7 +402,8 @@ bool Parser::setting(unsigned no, const std::string &kw, const std::vector<Token
                 warn(no, "option 'features \"1 queue_if_no_path\"' is deprecated, please use "
                          "'no_path_retry queue' instead");
         }
-        warnIfNoEffect(no, kw, k, *v);
+        if (refused(no, kw, k, *v))
+            return;
         target.*k.field = std::move(*v);
         target.where[std::string(k.name)] = {file_, no};
     });
@@ -418,7 +421,8 @@ bool Parser::global(unsigned no, const std::string &kw, const std::vector<Token>
         auto v = parsedValue(no, kw, k, tokens, false);
         if (!v)
             return;
-        warnIfNoEffect(no, kw, k, *v);
+        if (refused(no, kw, k, *v))
+            return;
         config_.globals.*k.field = std::move(*v);
         config_.globals.where[std::string(k.name)] = {file_, no};
         if (k.deprecated)

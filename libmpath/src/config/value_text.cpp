@@ -201,6 +201,19 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
     return {};
 }
 
+std::string parseValue(std::string_view kw, const std::string &text, const Rule &rule,
+                       MaxFds &out) {
+    if (text == "max") {
+        out = MaxFds::systemLimit();
+        return {};
+    }
+    unsigned n;
+    if (!parseUnsigned(text, n) || !inRange(n, rule.range))
+        return invalidValue(kw, text, "max, or " + numberRule(rule.range));
+    out = MaxFds::number(n);
+    return {};
+}
+
 std::string parseValue(std::string_view kw, const std::string &text, const Rule &,
                        std::vector<std::string> &out) {
     std::vector<std::string> words;
@@ -309,6 +322,9 @@ std::string formatValue(const OffOrNumber &v) {
     return toString(v);
 }
 std::string formatValue(const DevLossTmo &v) {
+    return toString(v);
+}
+std::string formatValue(const MaxFds &v) {
     return toString(v);
 }
 std::string formatValue(const PathSelector &v) {

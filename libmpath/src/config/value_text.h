@@ -43,6 +43,7 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
                        OffOrNumber &out);
 std::string parseValue(std::string_view kw, const std::string &text, const Rule &rule,
                        DevLossTmo &out);
+std::string parseValue(std::string_view kw, const std::string &text, const Rule &rule, MaxFds &out);
 std::string parseValue(std::string_view kw, const std::string &text, const Rule &rule,
                        PathSelector &out);
 std::string parseValue(std::string_view kw, const std::string &text, const Rule &rule,
@@ -66,6 +67,7 @@ std::string formatValue(const Failback &v);
 std::string formatValue(const NoPathRetry &v);
 std::string formatValue(const OffOrNumber &v);
 std::string formatValue(const DevLossTmo &v);
+std::string formatValue(const MaxFds &v);
 std::string formatValue(const PathSelector &v);
 std::string formatValue(const HardwareHandler &v);
 std::string formatValue(const std::vector<std::string> &features);

@@ -38,6 +38,10 @@ std::string toString(const DevLossTmo &v) {
     return v.infinity ? "infinity" : std::to_string(v.seconds);
 }
 
+std::string toString(const MaxFds &v) {
+    return v.max ? "max" : std::to_string(v.value);
+}
+
 std::string toString(const PathSelector &v) {
     return countedWords(v.name, v.args);
 }

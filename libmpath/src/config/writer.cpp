@@ -49,7 +49,7 @@ public:
         // read back exactly.
         detail::forEachSetting([&](const auto &k) {
             const auto &v = s.*k.field;
-            if (v)
+            if (v && detail::inForce(k, *v))
                 line(k.name, detail::formatValue(*v), k.rule.syntax == detail::Syntax::RestOfLine);
         });
     }
@@ -94,7 +94,7 @@ private:
 std::vector<std::pair<std::string, std::string>> settingValues(const Settings &settings) {
     std::vector<std::pair<std::string, std::string>> out;
     detail::forEachSetting([&](const auto &k) {
-        if (const auto &v = settings.*k.field)
+        if (const auto &v = settings.*k.field; v && detail::inForce(k, *v))
             out.emplace_back(std::string(k.name), detail::formatValue(*v));
     });
     return out;
@@ -103,7 +103,7 @@ std::vector<std::pair<std::string, std::string>> settingValues(const Settings &s
 std::vector<std::pair<std::string, std::string>> globalValues(const GlobalSettings &globals) {
     std::vector<std::pair<std::string, std::string>> out;
     detail::forEachGlobal([&](const auto &k) {
-        if (const auto &v = globals.*k.field)
+        if (const auto &v = globals.*k.field; v && detail::inForce(k, *v))
             out.emplace_back(std::string(k.name), detail::formatValue(*v));
     });
     return out;
@@ -121,7 +121,7 @@ std::string write(const Config &config) {
         w.open("defaults");
         detail::forEachGlobal([&](const auto &k) {
             const auto &v = config.globals.*k.field;
-            if (v)
+            if (v && detail::inForce(k, *v))
                 w.line(k.name, detail::formatValue(*v));
         });
         w.settings(config.defaults);

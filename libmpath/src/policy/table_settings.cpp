@@ -121,9 +121,6 @@ void applyTableSettings(const EffectiveSettings &s, DmTarget target, Map &map,
         notes->push_back(std::string(bio ? "rr_min_io " : "rr_min_io_rq ") +
                          std::to_string(repeat) + " is written as " + pathArgs[0] +
                          ": the kernel's selectors keep no repeat count above 1");
-    if (notes && s.rrWeight.value == RrWeight::Priorities)
-        notes->push_back("rr_weight priorities has no effect: the kernel's selectors keep no "
-                         "repeat count above 1");
     for (auto &g : map.groups) {
         g.selector = s.pathSelector.value.name;
         g.selectorArgs = dm::selectorArgsAsPrinted(g.selector, s.pathSelector.value.args);

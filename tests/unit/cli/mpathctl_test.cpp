@@ -193,10 +193,11 @@ TEST_F(Mpathctl, ConfigCheckExitsZeroForWhatMultipathToolsIgnoresAndRunsWith) {
 }
 
 TEST_F(Mpathctl, ConfigCheckNotesKeywordsWithoutEffectWithoutCountingThem) {
-    std::string conf = write("multipath.conf", "defaults {\n max_fds 8192\n}\n");
+    std::string conf = write("multipath.conf", "defaults {\n disable_changed_wwids yes\n}\n");
     Outcome o = run("config check " + conf);
     EXPECT_EQ(o.exit, 0) << o.out;
-    EXPECT_NE(o.out.find(conf + ":2: note: keyword 'max_fds' is accepted; it has no effect here"),
+    EXPECT_NE(o.out.find(conf + ":2: note: keyword 'disable_changed_wwids' is accepted; it has "
+                                "no effect here"),
               std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("0 errors, 0 warnings, 1 note"), std::string::npos) << o.out;
@@ -248,7 +249,7 @@ const char *kShowConf = "defaults {\n"                            // 1
                         "    }\n"                                 // 16
                         "}\n"                                     // 17
                         "overrides {\n"                           // 18
-                        "    fast_io_fail_tmo 15\n"               // 19
+                        "    max_sectors_kb 256\n"                // 19
                         "}\n";                                    // 20
 
 // "keyword value" of each line of a `config show --device` listing, without
@@ -288,7 +289,7 @@ TEST_F(Mpathctl, ConfigShowListsEachSettingOfADeviceWithWhereItCameFrom) {
     EXPECT_TRUE(has("alias", "oradata", conf + ":14")) << o.out;
     EXPECT_TRUE(has("path_grouping_policy", "failover", conf + ":15")) << o.out;
     EXPECT_TRUE(has("no_path_retry", "16", conf + ":8")) << o.out;
-    EXPECT_TRUE(has("fast_io_fail_tmo", "15", conf + ":19")) << o.out;
+    EXPECT_TRUE(has("max_sectors_kb", "256", conf + ":19")) << o.out;
     EXPECT_TRUE(has("user_friendly_names", "no", "built-in device table"))
         << "the device table's no over defaults' yes\n"
         << o.out;
@@ -362,7 +363,7 @@ TEST_F(Mpathctl, ConfigShowJsonCarriesVersionOneAndTheSameData) {
     auto w = nlohmann::json::parse(whole.out);
     EXPECT_EQ(w["version"], 1);
     EXPECT_EQ(w["defaults"]["user_friendly_names"], "yes");
-    EXPECT_EQ(w["overrides"]["fast_io_fail_tmo"], "15");
+    EXPECT_EQ(w["overrides"]["max_sectors_kb"], "256");
     ASSERT_EQ(w["multipaths"].size(), 1u);
     EXPECT_EQ(w["multipaths"][0]["alias"], "oradata");
     const auto &last = w["devices"].back();

@@ -46,7 +46,7 @@ ConfigResult defaultsLine(const std::string &line) {
 // Syntax
 // ---------------------------------------------------------------------------
 
-TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndWhatMpathdDoesNotApply) {
+TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndRefusesWhatMpathdDoesNotApply) {
     std::string text = readData("multipath-tools-sample.conf");
     ASSERT_FALSE(text.empty());
     ConfigResult r = parse(text);
@@ -57,11 +57,12 @@ TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndWhatMpathdDoesNotApp
               "deprecated, please use 'no_path_retry queue' instead\n"
               "warning: /etc/multipath.conf:12: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
-              "warning: /etc/multipath.conf:36: keyword 'dev_loss_tmo' has no effect in mpathd: "
-              "mpathd sets no transport timeout yet: the transport's own dev_loss_tmo applies\n"
-              "warning: /etc/multipath.conf:61: keyword 'fast_io_fail_tmo' has no effect in "
-              "mpathd: mpathd sets no transport timeout yet: the transport's own "
-              "fast_io_fail_tmo applies\n"
+              "warning: /etc/multipath.conf:36: keyword 'dev_loss_tmo' is refused: mpathd "
+              "does not set transport timeouts; the transport's own dev_loss_tmo stays in "
+              "force; ignored\n"
+              "warning: /etc/multipath.conf:61: keyword 'fast_io_fail_tmo' is refused: mpathd "
+              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
+              "force; ignored\n"
               "warning: /etc/multipath.conf:11: ignoring feature 'queue_if_no_path' because "
               "no_path_retry is set to '12'\n");
     EXPECT_FALSE(r.hasErrors());
@@ -89,7 +90,8 @@ TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndWhatMpathdDoesNotApp
     ASSERT_EQ(c.multipaths.size(), 2u);
     EXPECT_EQ(c.multipaths[0].alias, "oradata");
     EXPECT_EQ(c.multipaths[1].settings.noPathRetry, NoPathRetry::queue());
-    EXPECT_EQ(c.overrides.fastIoFailTmo, OffOrNumber::number(15));
+    // Refused: the value is not kept, so nothing claims it is in force.
+    EXPECT_EQ(c.overrides.fastIoFailTmo, std::nullopt);
 }
 
 TEST(ConfigParser, RecordsWhereEntriesWereWritten) {
@@ -458,9 +460,9 @@ TEST(ConfigParser, AcceptsNegativeFindMultipathsTimeout) {
 }
 
 TEST(ConfigParser, ReadsOffOrNumberKeywords) {
-    EXPECT_EQ(defaultsLine("fast_io_fail_tmo off").config.defaults.fastIoFailTmo,
+    EXPECT_EQ(defaultsLine("pg_init_delay_msecs off").config.defaults.pgInitDelayMsecs,
               OffOrNumber::disabled());
-    EXPECT_EQ(defaultsLine("fast_io_fail_tmo 0").config.defaults.fastIoFailTmo,
+    EXPECT_EQ(defaultsLine("pg_init_delay_msecs 0").config.defaults.pgInitDelayMsecs,
               OffOrNumber::number(0));
     EXPECT_EQ(defaultsLine("marginal_path_double_failed_time no")
                   .config.defaults.marginalPathDoubleFailedTime,
@@ -473,10 +475,15 @@ TEST(ConfigParser, ReadsOffOrNumberKeywords) {
               "a number");
 }
 
-TEST(ConfigParser, ReadsDevLossTmo) {
-    EXPECT_EQ(defaultsLine("dev_loss_tmo infinity").config.defaults.devLossTmo,
-              DevLossTmo::infinite());
-    EXPECT_EQ(defaultsLine("dev_loss_tmo 60").config.defaults.devLossTmo, DevLossTmo::after(60));
+TEST(ConfigParser, ChecksDevLossTmoAndRefusesIt) {
+    for (const char *value : {"infinity", "60"}) {
+        ConfigResult r = defaultsLine(std::string("dev_loss_tmo ") + value);
+        EXPECT_EQ(onlyDiagnostic(r),
+                  "/etc/multipath.conf:2: keyword 'dev_loss_tmo' is refused: mpathd does not "
+                  "set transport timeouts; the transport's own dev_loss_tmo stays in force; "
+                  "ignored");
+        EXPECT_FALSE(r.config.defaults.devLossTmo) << value;
+    }
     EXPECT_EQ(onlyDiagnostic(defaultsLine("dev_loss_tmo forever")),
               "/etc/multipath.conf:2: invalid value 'forever' for dev_loss_tmo; accepted: "
               "infinity, or a number of seconds");
@@ -670,35 +677,45 @@ TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
     EXPECT_FALSE(r.config.devices[0].settings.rrWeight);
 }
 
-TEST(ConfigParser, WarnsOfAKeywordWithoutEffectOnlyWhenItAsksForSomethingElse) {
-    // What mpathd does anyway: no warning.
+TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
+    // What mpathd does anyway: taken, no warning.
     ConfigResult quiet =
         parse("defaults {\n rr_weight uniform\n retain_attached_hw_handler yes\n"
               " deferred_remove yes\n flush_on_last_del no\n all_tg_pt no\n"
               " max_sectors_kb off\n ghost_delay no\n marginal_path_err_sample_time no\n"
               " marginal_pathgroups off\n}\n");
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
-    // Anything else names the keyword, its line and why.
+    EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
+    // Anything else is refused on its line, naming the keyword and why...
     ConfigResult r = parse("defaults {\n rr_weight priorities\n deferred_remove no\n"
                            " ghost_delay 30\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:2: keyword 'rr_weight' has no effect in mpathd: the "
-              "kernel's path selectors take every repeat count as 1, so weighting paths by "
-              "priority changes nothing (under multipathd neither)\n"
-              "warning: /etc/multipath.conf:3: keyword 'deferred_remove' has no effect in "
-              "mpathd: mpathd always defers the removal of a map in use\n"
-              "warning: /etc/multipath.conf:4: keyword 'ghost_delay' has no effect in mpathd: "
-              "a map whose paths are all standby is made at once\n"
-              "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' has no effect in "
-              "mpathd: mpathd does not single out marginal paths yet\n"
-              "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' has no "
-              "effect in mpathd: the kernel always keeps a hardware handler already attached\n"
-              "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' has no effect in mpathd: "
-              "mpathd registers no persistent reservation keys\n");
-    // The value is still read, and shown.
-    EXPECT_EQ(r.config.defaults.rrWeight, RrWeight::Priorities);
+              "warning: /etc/multipath.conf:2: keyword 'rr_weight' is refused: the kernel's "
+              "path selectors take every repeat count as 1, so weighting paths by priority "
+              "would change nothing (under multipathd neither); ignored\n"
+              "warning: /etc/multipath.conf:3: keyword 'deferred_remove' is refused: mpathd "
+              "always defers the removal of a map in use; ignored\n"
+              "warning: /etc/multipath.conf:4: keyword 'ghost_delay' is refused: mpathd makes a "
+              "map whose paths are all standby at once; ignored\n"
+              "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' is refused: mpathd "
+              "does not single out marginal paths; ignored\n"
+              "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' is "
+              "refused: the kernel always keeps a hardware handler already attached; ignored\n"
+              "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' is refused: mpathd "
+              "registers no persistent reservation keys; ignored\n");
+    // ...and not kept: nothing shows it as if it were in force.
+    EXPECT_FALSE(r.config.defaults.rrWeight);
+    EXPECT_FALSE(r.config.defaults.deferredRemove);
+    EXPECT_FALSE(r.config.defaults.ghostDelay);
+    EXPECT_FALSE(r.config.globals.marginalPathgroups);
+    ASSERT_EQ(r.config.devices.size(), 1u);
+    EXPECT_FALSE(r.config.devices[0].settings.retainAttachedHwHandler);
+    EXPECT_FALSE(r.config.devices[0].settings.allTgPt);
+    // A refused value leaves an earlier accepted one in place.
+    ConfigResult twice = parse("defaults {\n deferred_remove yes\n deferred_remove no\n}\n");
+    EXPECT_EQ(twice.config.defaults.deferredRemove, true);
 }
 
 TEST(ConfigParser, ReportsBrokenStructureWithoutCrashing) {
@@ -819,36 +836,40 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
                            "overrides {\n"
                            "}\n");
     // multipath-tools gives the same notices for its own output; we also
-    // say which of its values mpathd does not apply.
+    // refuse those of its values mpathd does not apply.
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:21: keyword 'fast_io_fail_tmo' has no effect in "
-              "mpathd: mpathd sets no transport timeout yet: the transport's own "
-              "fast_io_fail_tmo applies\n"
-              "warning: /etc/multipath.conf:22: keyword 'dev_loss_tmo' has no effect in mpathd: "
-              "mpathd sets no transport timeout yet: the transport's own dev_loss_tmo applies\n"
+              "warning: /etc/multipath.conf:21: keyword 'fast_io_fail_tmo' is refused: mpathd "
+              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
+              "force; ignored\n"
+              "warning: /etc/multipath.conf:22: keyword 'dev_loss_tmo' is refused: mpathd "
+              "does not set transport timeouts; the transport's own dev_loss_tmo stays in "
+              "force; ignored\n"
               "warning: /etc/multipath.conf:23: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
               "warning: /etc/multipath.conf:24: \"wwids_file\" is deprecated and will be "
               "disabled in a future release\n"
-              "warning: /etc/multipath.conf:31: keyword 'deferred_remove' has no effect in "
-              "mpathd: mpathd always defers the removal of a map in use\n");
+              "warning: /etc/multipath.conf:31: keyword 'deferred_remove' is refused: mpathd "
+              "always defers the removal of a map in use; ignored\n");
 }
 
 // ---------------------------------------------------------------------------
 // Keywords that real configurations use
 // ---------------------------------------------------------------------------
 
-TEST(ConfigParser, AcceptsMaxFdsAndDisableChangedWwidsWithOnlyANote) {
+TEST(ConfigParser, ReadsMaxFdsAndAcceptsDisableChangedWwidsWithOnlyANote) {
     ConfigResult r = parse("defaults {\n max_fds 8192\n disable_changed_wwids yes\n}\n");
-    ASSERT_EQ(r.diagnostics.size(), 2u) << allDiagnostics(r);
-    EXPECT_EQ(r.diagnostics[0].toString(),
-              "/etc/multipath.conf:2: keyword 'max_fds' is accepted; it has no effect here");
-    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Info);
-    EXPECT_EQ(r.diagnostics[1].toString(), "/etc/multipath.conf:3: keyword "
+    ASSERT_EQ(r.diagnostics.size(), 1u) << allDiagnostics(r);
+    EXPECT_EQ(r.config.globals.maxFds, MaxFds::number(8192));
+    EXPECT_EQ(r.diagnostics[0].toString(), "/etc/multipath.conf:3: keyword "
                                            "'disable_changed_wwids' is accepted; it has no "
                                            "effect here");
-    EXPECT_EQ(r.diagnostics[1].severity, Diagnostic::Severity::Info);
+    EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Info);
     EXPECT_FALSE(r.hasErrors());
+    EXPECT_EQ(defaultsLine("max_fds max").config.globals.maxFds, MaxFds::systemLimit());
+    ConfigResult bad = defaultsLine("max_fds 0");
+    EXPECT_EQ(onlyDiagnostic(bad), "/etc/multipath.conf:2: invalid value '0' for max_fds; "
+                                   "accepted: max, or a number >= 1");
+    EXPECT_FALSE(bad.config.globals.maxFds);
 }
 
 TEST(ConfigParser, IgnoresGetuidCalloutWithMultipathToolsNotice) {

@@ -192,8 +192,15 @@ TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
     EXPECT_EQ(find("features")->value, "0");
     ASSERT_NE(find("alias"), nullptr);
     EXPECT_EQ(find("alias")->value, "db");
-    ASSERT_NE(find("dev_loss_tmo"), nullptr);
-    EXPECT_EQ(find("dev_loss_tmo")->value, "600");
+    ASSERT_NE(find("max_sectors_kb"), nullptr);
+    EXPECT_EQ(find("max_sectors_kb")->value, "off");
+    EXPECT_EQ(find("max_sectors_kb")->origin, Origin::Builtin);
+    // A refused keyword is not listed as if it were in force, nor is a
+    // refused keyword's value that mpathd does not follow.
+    EXPECT_EQ(find("dev_loss_tmo"), nullptr);
+    EXPECT_EQ(find("deferred_remove"), nullptr);
+    ASSERT_NE(find("rr_weight"), nullptr);
+    EXPECT_EQ(find("rr_weight")->value, "uniform");
 
     std::vector<EffectiveEntry> globals = c.effectiveGlobals().entries();
     ASSERT_FALSE(globals.empty());

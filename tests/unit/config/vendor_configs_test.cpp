@@ -6,6 +6,7 @@
 // without errors and with a warning where multipath-tools warns; each device
 // entry must resolve to what multipath-tools printed for it.
 
+#include "mpath/config/keyword_info.h"
 #include "mpath/config/parser.h"
 #include "mpath/config/regex.h"
 #include "mpath/config/resolve.h"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace config = mpath::config;
@@ -39,8 +41,9 @@ struct Inquiry {
 
 /// A keyword mpathd reads without acting on it, and the lines of a file
 /// that set it to a value that asks for something mpathd does not do:
-/// each warns (multipath-tools says nothing, it acts on them).
-struct NoEffect {
+/// each is refused with a warning (multipath-tools says nothing, it acts
+/// on them).
+struct Refused {
     std::string keyword;
     std::vector<unsigned> lines;
 };
@@ -49,7 +52,7 @@ struct VendorFile {
     const char *name;
     std::vector<Claim> claims;
     std::vector<Inquiry> inquiries;
-    std::vector<NoEffect> noEffect{};
+    std::vector<Refused> refused{};
 };
 
 const char *kMain = "/etc/multipath.conf";
@@ -147,19 +150,18 @@ TEST_P(VendorConfig, ChecksWithoutErrorsAndWarnsWhereMultipathToolsWarns) {
                      d.message == c.ours;
         EXPECT_TRUE(found) << "no warning at line " << c.line << ": " << c.ours;
     }
-    // ...each setting mpathd does not act on warns on its line...
-    auto noEffectAt = [&](const Diagnostic &d, const NoEffect &n, unsigned line) {
-        const std::string start = "keyword '" + n.keyword + "' has no effect in mpathd: ";
+    // ...each setting mpathd does not act on is refused on its line...
+    auto refusedAt = [&](const Diagnostic &d, const Refused &n, unsigned line) {
+        const std::string start = "keyword '" + n.keyword + "' is refused: ";
         return d.severity == Diagnostic::Severity::Warning && d.line == line &&
                d.message.rfind(start, 0) == 0;
     };
-    for (const NoEffect &n : f.noEffect)
+    for (const Refused &n : f.refused)
         for (unsigned line : n.lines) {
             bool found = false;
             for (const Diagnostic &d : r.diagnostics)
-                found |= noEffectAt(d, n, line);
-            EXPECT_TRUE(found) << "no warning that " << n.keyword << " has no effect at line "
-                               << line;
+                found |= refusedAt(d, n, line);
+            EXPECT_TRUE(found) << "no warning that " << n.keyword << " is refused at line " << line;
         }
     // ...and we give no other warning.
     for (const Diagnostic &d : r.diagnostics) {
@@ -168,9 +170,9 @@ TEST_P(VendorConfig, ChecksWithoutErrorsAndWarnsWhereMultipathToolsWarns) {
         bool claimed = false;
         for (const Claim &c : f.claims)
             claimed |= d.line == c.line && d.message == c.ours;
-        for (const NoEffect &n : f.noEffect)
+        for (const Refused &n : f.refused)
             for (unsigned line : n.lines)
-                claimed |= noEffectAt(d, n, line);
+                claimed |= refusedAt(d, n, line);
         EXPECT_TRUE(claimed) << "unexpected: " << d.toString();
     }
 }
@@ -206,13 +208,18 @@ TEST_P(VendorConfig, ResolvesEachDeviceEntryAsMultipathToolsPrintsIt) {
                 << e.product.pattern();
         }
 
+        std::set<std::string> refusedHere;
+        for (const mpath::config::KeywordInfo &k : mpath::config::keywords())
+            if (!k.hasEffect)
+                refusedHere.insert(k.name);
         std::map<std::string, std::string> ours;
         for (const EffectiveEntry &e : resolve(r.config, {vendor, product, "", ""}).entries())
             ours[e.keyword] = e.value;
         unsigned compared = 0;
         for (const auto &[keyword, value] : block) {
-            if (keyword == "vendor" || keyword == "product" || !ours.count(keyword))
-                continue; // identity, or a keyword not implemented here
+            if (keyword == "vendor" || keyword == "product" || !ours.count(keyword) ||
+                refusedHere.count(keyword))
+                continue; // identity, or a keyword not implemented or refused here
             auto over = overrides.find(keyword);
             const std::string expected = over != overrides.end() ? over->second : value;
             EXPECT_EQ(ours[keyword], expected) << keyword;

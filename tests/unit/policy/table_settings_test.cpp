@@ -14,14 +14,13 @@ namespace {
 
 /// The settings of an ACME Disk under \p text, whose lines all apply
 /// (features "queue_if_no_path", used on purpose, draws its deprecation
-/// notices; a keyword mpathd does not act on, the warning that says so).
+/// notices).
 EffectiveSettings settingsFrom(const char *text) {
     mpath::config::ConfigResult r = mpath::config::parseString(text);
     EXPECT_FALSE(r.hasErrors());
     for (const auto &d : r.diagnostics)
         if (d.message.find("'queue_if_no_path'") == std::string::npos &&
-            d.message.find("\"1 queue_if_no_path\"") == std::string::npos &&
-            d.message.find("has no effect in mpathd") == std::string::npos)
+            d.message.find("\"1 queue_if_no_path\"") == std::string::npos)
             ADD_FAILURE() << "unexpected diagnostic: " << d.toString();
     return r.config.effective("ACME", "Disk", "1.0", "3600a");
 }
@@ -160,19 +159,6 @@ TEST(TableSettings, SelectorHandlerAndRepeatCountReachEveryGroup) {
     ASSERT_TRUE(line) << line.error().message;
     EXPECT_EQ(*line, "0 100 lmpath 0 1 alua 2 1 round-robin 0 1 1 8:16 1 round-robin 0 1 1 8:32 1");
     EXPECT_EQ(notes, std::vector<std::string>{"rr_min_io_rq 3 is written as 1: the kernel's "
-                                              "selectors keep no repeat count above 1"});
-}
-
-TEST(TableSettings, RrWeightPrioritiesIsReportedToHaveNoEffect) {
-    // multipath-tools writes rr_min_io_rq times the priority; the kernel
-    // keeps 1 of it, so the table says 1 and the notes say why.
-    Map m = oneGroup({50, 0, -1, 1});
-    std::vector<std::string> notes;
-    applyTableSettings(settingsFrom("defaults {\n path_selector \"round-robin 0\"\n "
-                                    "rr_weight priorities\n}\n"),
-                       DmTarget::Multipath, m, &notes);
-    EXPECT_EQ(lineOf(m), "0 100 multipath 0 0 1 1 round-robin 0 4 1 8:16 1 8:32 1 8:48 1 8:64 1");
-    EXPECT_EQ(notes, std::vector<std::string>{"rr_weight priorities has no effect: the kernel's "
                                               "selectors keep no repeat count above 1"});
 }
 

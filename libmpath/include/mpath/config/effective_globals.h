@@ -22,10 +22,11 @@ struct EffectiveGlobals {
     Resolved<std::string> configDir;
     Resolved<bool> queueWithoutDaemon;
     Resolved<MarginalPathgroups> marginalPathgroups;
+    Resolved<MaxFds> maxFds;
     Resolved<DmTarget> dmTarget;
 
-    /// Every setting as keyword/value/origin, in the order of the keyword
-    /// table.
+    /// Every setting in force as keyword/value/origin, in the order of the
+    /// keyword table, less the refused ones.
     std::vector<EffectiveEntry> entries() const;
 };
 

@@ -60,8 +60,9 @@ struct EffectiveSettings {
     Resolved<OffOrNumber> marginalPathErrRecheckGapTime;
     Resolved<OffOrNumber> marginalPathDoubleFailedTime;
 
-    /// Every setting as keyword/value/origin: alias first, then the
-    /// keywords in the order of the keyword table.
+    /// Every setting in force as keyword/value/origin: alias first, then
+    /// the keywords in the order of the keyword table, less the refused
+    /// ones (the built-in device table may still hold a value of them).
     std::vector<EffectiveEntry> entries() const;
 };
 

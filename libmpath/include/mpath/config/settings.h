@@ -75,6 +75,7 @@ struct GlobalSettings {
     std::optional<std::string> configDir;                 ///< config_dir
     std::optional<bool> queueWithoutDaemon;               ///< queue_without_daemon
     std::optional<MarginalPathgroups> marginalPathgroups; ///< marginal_pathgroups
+    std::optional<MaxFds> maxFds;                         ///< max_fds
     std::optional<DmTarget> dmTarget;                     ///< dm_target (mpathd.conf only)
 
     /// Where each keyword set above was read.

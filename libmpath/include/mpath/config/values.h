@@ -160,6 +160,18 @@ struct DevLossTmo {
     bool operator==(const DevLossTmo &) const = default;
 };
 
+/// max_fds: a number of open files, or "max": the system's limit
+/// (/proc/sys/fs/nr_open).
+struct MaxFds {
+    bool max{true};
+    unsigned value{0}; ///< only when !max
+
+    static MaxFds systemLimit() { return {true, 0}; }
+    static MaxFds number(unsigned v) { return {false, v}; }
+
+    bool operator==(const MaxFds &) const = default;
+};
+
 /// path_selector: a selector name and its group-wide arguments, e.g.
 /// "service-time 0" gives {"service-time", {}} (the leading number is the
 /// argument count and is not stored).
@@ -206,6 +218,8 @@ std::string toString(const NoPathRetry &v);
 std::string toString(const OffOrNumber &v);
 /// "infinity" or the number of seconds.
 std::string toString(const DevLossTmo &v);
+/// "max" or the number.
+std::string toString(const MaxFds &v);
 /// "service-time 0" style: name and argument count.
 std::string toString(const PathSelector &v);
 /// "0" or "1 alua" style: count and words.
