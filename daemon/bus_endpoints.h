@@ -33,6 +33,9 @@ public:
     /// that cannot be made is.
     mpath::Result<void> start(const std::string &socketPath = kSocket);
 
+    /// The private socket's connections open now.
+    size_t peerCount() const { return peers_.size(); }
+
     // For the sd-bus callbacks of bus_endpoints.cpp.
     struct Peer;
     void systemDisconnected();

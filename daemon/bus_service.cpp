@@ -424,41 +424,41 @@ int BusService::attach(sd_bus *bus, bool peer) {
     c->bus = sd_bus_ref(bus);
     c->peer = peer;
     void *u = this;
-    auto add = [&](int r, sd_bus_slot *s) {
+    // Keeps the slot the registration just made. The slot is read here,
+    // after the call filled it in: passed as an argument beside the call,
+    // it could be read before (the order is unspecified), and a slot left
+    // out holds a reference that keeps the whole connection alive.
+    sd_bus_slot *s = nullptr;
+    auto add = [&](int r) {
         if (r >= 0)
             c->slots.push_back(s);
+        s = nullptr;
         return r;
     };
-    sd_bus_slot *s = nullptr;
     // The root is an object manager: introspection says so, which clients
     // that go by it (Qt's QDBusInterface) need; its GetManagedObjects is
     // answered by onRoot(), which sd-bus asks first.
-    int r = add(sd_bus_add_object_manager(bus, &s, kRoot), s);
+    int r = add(sd_bus_add_object_manager(bus, &s, kRoot));
     if (r >= 0)
-        r = add(sd_bus_add_object(bus, &s, kRoot, &Callbacks::onRoot, u), s);
+        r = add(sd_bus_add_object(bus, &s, kRoot, &Callbacks::onRoot, u));
     if (r >= 0)
         r = add(sd_bus_add_object_vtable(bus, &s, BusObjects::kManagerPath,
                                          BusObjects::kManagerInterface,
-                                         vtables.of(BusObjects::kManagerInterface), u),
-                s);
+                                         vtables.of(BusObjects::kManagerInterface), u));
     for (const char *interface : {BusObjects::kMapInterface, BusObjects::kGroupInterface})
         if (r >= 0)
             r = add(sd_bus_add_fallback_vtable(bus, &s, BusObjects::kMapsPrefix, interface,
-                                               vtables.of(interface), &Callbacks::findObject, u),
-                    s);
+                                               vtables.of(interface), &Callbacks::findObject, u));
     if (r >= 0)
         r = add(sd_bus_add_fallback_vtable(
-                    bus, &s, BusObjects::kPathsPrefix, BusObjects::kPathInterface,
-                    vtables.of(BusObjects::kPathInterface), &Callbacks::findObject, u),
-                s);
+            bus, &s, BusObjects::kPathsPrefix, BusObjects::kPathInterface,
+            vtables.of(BusObjects::kPathInterface), &Callbacks::findObject, u));
     if (r >= 0)
         r = add(
-            sd_bus_add_node_enumerator(bus, &s, BusObjects::kMapsPrefix, &Callbacks::enumerate, u),
-            s);
+            sd_bus_add_node_enumerator(bus, &s, BusObjects::kMapsPrefix, &Callbacks::enumerate, u));
     if (r >= 0)
-        r = add(
-            sd_bus_add_node_enumerator(bus, &s, BusObjects::kPathsPrefix, &Callbacks::enumerate, u),
-            s);
+        r = add(sd_bus_add_node_enumerator(bus, &s, BusObjects::kPathsPrefix, &Callbacks::enumerate,
+                                           u));
     if (r < 0)
         return r;
     connections_.push_back(std::move(c));
