@@ -164,9 +164,16 @@ std::vector<ManagedObject> BusClient::managedObjects() {
 }
 
 std::optional<std::string> BusClient::describeMaps() {
+    return describe("DescribeMaps");
+}
+
+std::optional<std::string> BusClient::describeTopology() {
+    return describe("DescribeTopology");
+}
+
+std::optional<std::string> BusClient::describe(const char *method) {
     try {
-        BusMessage reply =
-            callChecked(managerPath, managerInterface, "DescribeMaps", {}, true, false, 0);
+        BusMessage reply = callChecked(managerPath, managerInterface, method, {}, true, false, 0);
         return reply.readString();
     } catch (const DaemonError &e) {
         if (e.name() == "org.freedesktop.DBus.Error.UnknownMethod")

@@ -36,6 +36,10 @@ public:
     /// maps --json` prints. \return nothing when the daemon has no such
     /// method (older than the client)
     std::optional<std::string> describeMaps();
+    /// Every map and path as JSON, from Manager.DescribeTopology: the
+    /// document `show topology --json` prints. \return nothing when the
+    /// daemon has no such method
+    std::optional<std::string> describeTopology();
     /// The object path of a map or path named any way ResolveDevice
     /// accepts.
     std::string resolve(const std::string &device);
@@ -65,6 +69,9 @@ public:
     bool onSystemBus() const;
 
 private:
+    /// The JSON document Manager.\a method answers with; nothing when the
+    /// daemon does not know \a method.
+    std::optional<std::string> describe(const char *method);
     void connect();
     BusMessage callChecked(const std::string &path, const char *interface, const char *member,
                            const std::function<void(BusMessage &)> &append, bool options,

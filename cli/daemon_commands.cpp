@@ -342,6 +342,22 @@ int DaemonCommands::show(BusClient &client) const {
                 printer.maps(Objects::fromMapsDocument(*document), std::cout);
             return ExitOk;
         }
+    } else if (showTopology_->parsed() || showPaths_->parsed()) {
+        // Likewise, with every path.
+        if (const std::optional<std::string> document = client.describeTopology()) {
+            if (json_ && showTopology_->parsed()) {
+                std::cout << *document << std::flush;
+                return ExitOk;
+            }
+            const Objects objects = Objects::fromTopologyDocument(*document);
+            if (showPaths_->parsed() && json_)
+                std::cout << TopologyPrinter::pathsJson(objects).dump(2) << "\n";
+            else if (showPaths_->parsed())
+                printer.paths(objects, std::cout);
+            else
+                printer.topology(objects, std::cout);
+            return ExitOk;
+        }
     }
     const Objects objects = Objects::fromManagedObjects(client.managedObjects());
     auto print = [](const nlohmann::json &j) { std::cout << j.dump(2) << "\n"; };

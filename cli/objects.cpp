@@ -221,13 +221,23 @@ void field(const nlohmann::json &j, const char *name, T &out) {
     }
 }
 
-} // namespace
+/// The JSON document \a json, when it is an object with an array under
+/// each of \a keys. \throw std::runtime_error naming \a method otherwise
+nlohmann::json parseDocument(const std::string &json, const char *method,
+                             std::initializer_list<const char *> keys) {
+    nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+    bool ok = !doc.is_discarded() && doc.is_object();
+    for (const char *k : keys)
+        ok = ok && doc.contains(k) && doc[k].is_array();
+    if (!ok)
+        throw std::runtime_error(std::string("mpathd's ") + method +
+                                 " answer is not the document it should be");
+    return doc;
+}
 
-Objects Objects::fromMapsDocument(const std::string &json) {
-    const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("maps") || !doc["maps"].is_array())
-        throw std::runtime_error("mpathd's DescribeMaps answer is not a maps document");
-    Objects out;
+/// The maps of a document's "maps" array.
+std::vector<MapInfo> readMaps(const nlohmann::json &doc) {
+    std::vector<MapInfo> out;
     for (const auto &j : doc["maps"]) {
         if (!j.is_object())
             continue;
@@ -263,8 +273,51 @@ Objects Objects::fromMapsDocument(const std::string &json) {
                 field(g, "paths", info.paths);
                 m.groups.push_back(std::move(info));
             }
-        out.maps.push_back(std::move(m));
+        out.push_back(std::move(m));
     }
+    return out;
+}
+
+/// The paths of a document's "paths" array.
+std::vector<PathInfo> readPaths(const nlohmann::json &doc) {
+    std::vector<PathInfo> out;
+    for (const auto &j : doc["paths"]) {
+        if (!j.is_object())
+            continue;
+        PathInfo p;
+        field(j, "name", p.name);
+        field(j, "device", p.device);
+        field(j, "devt", p.devt);
+        field(j, "wwid", p.wwid);
+        field(j, "vendor", p.vendor);
+        field(j, "product", p.product);
+        field(j, "transport", p.transport);
+        field(j, "transportIds", p.transportIds);
+        field(j, "checkerState", p.checkerState);
+        field(j, "dmState", p.dmState);
+        field(j, "adminFailed", p.adminFailed);
+        field(j, "priority", p.priority);
+        field(j, "failCount", p.failCount);
+        field(j, "map", p.mapName);       // null: in no map
+        field(j, "group", p.groupNumber); // null: in no group
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace
+
+Objects Objects::fromMapsDocument(const std::string &json) {
+    Objects out;
+    out.maps = readMaps(parseDocument(json, "DescribeMaps", {"maps"}));
+    return out;
+}
+
+Objects Objects::fromTopologyDocument(const std::string &json) {
+    const nlohmann::json doc = parseDocument(json, "DescribeTopology", {"maps", "paths"});
+    Objects out;
+    out.maps = readMaps(doc);
+    out.paths = readPaths(doc);
     return out;
 }
 

@@ -103,6 +103,10 @@ struct Objects {
     /// prints); no manager, no paths. Fields it lacks keep their defaults.
     /// \throw std::runtime_error when \p json is not such a document
     static Objects fromMapsDocument(const std::string &json);
+    /// The maps and paths of a DescribeTopology answer (the document
+    /// `show topology --json` prints); no manager. Paths have no object
+    /// path. \throw std::runtime_error when \p json is not such a document
+    static Objects fromTopologyDocument(const std::string &json);
 
     /// "sdb" < "sdz" < "sdaa", "nvme0n2" < "nvme0n10": the order the
     /// kernel names devices in.

@@ -136,6 +136,8 @@ void BusActions::run(const BusMethod &method, const Target &target, const BusArg
         return getMaps(call);
     case BusAct::DescribeMaps:
         return call->okString(service_.mapsDocument());
+    case BusAct::DescribeTopology:
+        return call->okString(service_.topologyDocument());
     case BusAct::ResolveDevice:
         if (auto path = resolve(args.text()))
             return call->okObject(*path);

@@ -20,6 +20,7 @@ constexpr BusMethod kMethods[] = {
     // interface name                 arg  argName    result resultName object      action        persist keyword                live   act
     {kManager, "GetMaps",             0,   nullptr,   "ao",  "maps",    K::Manager, nullptr,      false, nullptr,               false, A::GetMaps},
     {kManager, "DescribeMaps",        0,   nullptr,   "s",   "json",    K::Manager, nullptr,      false, nullptr,               false, A::DescribeMaps},
+    {kManager, "DescribeTopology",    0,   nullptr,   "s",   "json",    K::Manager, nullptr,      false, nullptr,               false, A::DescribeTopology},
     {kManager, "ResolveDevice",       's', "device",  "o",   "object",  K::Manager, nullptr,      false, nullptr,               false, A::ResolveDevice},
     {kManager, "Reconfigure",         0,   nullptr,   "",    nullptr,   K::Manager, kReconfigure, false, nullptr,               false, A::Reconfigure},
     {kManager, "AddPath",             's', "device",  "",    nullptr,   K::Manager, kManagePaths, false, nullptr,               false, A::AddPath},

@@ -14,6 +14,7 @@ enum class BusObjectKind { Manager, Map, Path };
 enum class BusAct {
     GetMaps,
     DescribeMaps,
+    DescribeTopology,
     ResolveDevice,
     Reconfigure,
     AddPath,

@@ -275,9 +275,15 @@ void writeStrings(BusJson &j, const std::vector<std::string> &strings) {
     j.endArray();
 }
 
-} // namespace
+/// The name a map object goes by: its Name, its WWID when it has none.
+std::string mapName(const BusService::Object &map) {
+    std::string name = valueOf<std::string>(map, "Name");
+    return name.empty() ? valueOf<std::string>(map, "Wwid") : name;
+}
 
-std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Object> &objects) {
+/// Writes the "maps" key of a document and its array: every map of
+/// \a objects, sorted by name.
+void writeMaps(BusJson &j, const std::map<std::string, BusService::Object> &objects) {
     using ObjectPaths = std::vector<BusService::ObjectPath>;
     struct Entry {
         std::string name;
@@ -285,17 +291,12 @@ std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Obj
     };
     std::vector<Entry> maps;
     for (const auto &[path, o] : objects)
-        if (o.interface == kMapInterface) {
-            std::string name = valueOf<std::string>(o, "Name");
-            maps.push_back({name.empty() ? valueOf<std::string>(o, "Wwid") : std::move(name), &o});
-        }
+        if (o.interface == BusObjects::kMapInterface)
+            maps.push_back({mapName(o), &o});
     std::sort(maps.begin(), maps.end(), [](const Entry &a, const Entry &b) {
         return mpath::model::kernelNameLess(a.name, b.name);
     });
 
-    // Keys in byte order, as mpathctl's documents have them.
-    BusJson j;
-    j.beginObject();
     j.key("maps");
     j.beginArray();
     for (const Entry &e : maps) {
@@ -304,7 +305,7 @@ std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Obj
         if (const auto *paths = propertyOf<ObjectPaths>(m, "Groups"))
             for (const auto &g : *paths)
                 if (auto it = objects.find(g.path);
-                    it != objects.end() && it->second.interface == kGroupInterface)
+                    it != objects.end() && it->second.interface == BusObjects::kGroupInterface)
                     groups.push_back(&it->second);
         std::stable_sort(groups.begin(), groups.end(), [](const auto *a, const auto *b) {
             return valueOf<uint32_t>(*a, "Number") < valueOf<uint32_t>(*b, "Number");
@@ -378,12 +379,99 @@ std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Obj
         j.endObject();
     }
     j.endArray();
+}
+
+/// Writes the "paths" key of a document and its array: every path of
+/// \a objects, sorted by kernel name, each naming its map and group.
+void writePaths(BusJson &j, const std::map<std::string, BusService::Object> &objects) {
+    using ObjectPath = BusService::ObjectPath;
+    std::vector<std::pair<std::string, const BusService::Object *>> paths;
+    for (const auto &[path, o] : objects)
+        if (o.interface == BusObjects::kPathInterface)
+            paths.emplace_back(valueOf<std::string>(o, "Name"), &o);
+    std::sort(paths.begin(), paths.end(), [](const auto &a, const auto &b) {
+        return mpath::model::kernelNameLess(a.first, b.first);
+    });
+    auto linked = [&](const BusService::Object &p, const char *property,
+                      std::string_view interface) -> const BusService::Object * {
+        auto it = objects.find(valueOf<ObjectPath>(p, property).path);
+        return it != objects.end() && it->second.interface == interface ? &it->second : nullptr;
+    };
+    j.key("paths");
+    j.beginArray();
+    for (const auto &[name, o] : paths) {
+        const BusService::Object &p = *o;
+        j.beginObject();
+        j.key("adminFailed");
+        j.value(valueOf<bool>(p, "AdminFailed"));
+        j.key("checkerState");
+        j.value(valueOf<std::string>(p, "CheckerState"));
+        j.key("device");
+        j.value(valueOf<std::string>(p, "Device"));
+        j.key("devt");
+        j.value(valueOf<std::string>(p, "DevT"));
+        j.key("dmState");
+        j.value(valueOf<std::string>(p, "DmState"));
+        j.key("failCount");
+        j.value(uint64_t{valueOf<uint32_t>(p, "FailCount")});
+        j.key("group");
+        if (const auto *g = linked(p, "Group", BusObjects::kGroupInterface))
+            j.value(uint64_t{valueOf<uint32_t>(*g, "Number")});
+        else
+            j.null();
+        j.key("map");
+        if (const auto *m = linked(p, "Map", BusObjects::kMapInterface))
+            j.value(mapName(*m));
+        else
+            j.null();
+        j.key("name");
+        j.value(name);
+        j.key("priority");
+        j.value(int64_t{valueOf<int32_t>(p, "Priority")});
+        j.key("product");
+        j.value(valueOf<std::string>(p, "Product"));
+        j.key("transport");
+        j.value(valueOf<std::string>(p, "Transport"));
+        j.key("transportIds");
+        j.beginObject();
+        for (const auto &[k, v] : valueOf<std::map<std::string, std::string>>(p, "TransportIds")) {
+            j.key(k);
+            j.value(v);
+        }
+        j.endObject();
+        j.key("vendor");
+        j.value(valueOf<std::string>(p, "Vendor"));
+        j.key("wwid");
+        j.value(valueOf<std::string>(p, "Wwid"));
+        j.endObject();
+    }
+    j.endArray();
+}
+
+/// A document of \a objects: its maps, and its paths when \a withPaths.
+/// Keys in byte order, as mpathctl's documents have them.
+std::string document(const std::map<std::string, BusService::Object> &objects, bool withPaths) {
+    BusJson j;
+    j.beginObject();
+    writeMaps(j, objects);
+    if (withPaths)
+        writePaths(j, objects);
     j.key("version");
     j.value(uint64_t{1});
     j.endObject();
     std::string out = j.take();
     out += '\n';
     return out;
+}
+
+} // namespace
+
+std::string BusObjects::mapsDocument(const std::map<std::string, BusService::Object> &objects) {
+    return document(objects, false);
+}
+
+std::string BusObjects::topologyDocument(const std::map<std::string, BusService::Object> &objects) {
+    return document(objects, true);
 }
 
 } // namespace mpathd

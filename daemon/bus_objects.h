@@ -40,6 +40,11 @@ public:
     /// groups and its paths' kernel names, as JSON in the layout and order
     /// of `mpathctl show maps --json` (docs/mpathctl-json.md, version 1).
     static std::string mapsDocument(const std::map<std::string, BusService::Object> &objects);
+
+    /// The answer of Manager.DescribeTopology: mapsDocument() and every
+    /// path of \a objects, in the layout and order of `mpathctl show
+    /// topology --json`.
+    static std::string topologyDocument(const std::map<std::string, BusService::Object> &objects);
 };
 
 } // namespace mpathd

@@ -389,13 +389,22 @@ const std::map<std::string, BusService::Object> &BusService::objects() {
     return objects_;
 }
 
-const std::string &BusService::mapsDocument() {
+const std::string &BusService::render(Document &d,
+                                      std::string (*write)(const std::map<std::string, Object> &)) {
     const auto &objects = this->objects();
-    if (mapsDocumentStale_) {
-        mapsDocument_ = BusObjects::mapsDocument(objects);
-        mapsDocumentStale_ = false;
+    if (d.stale) {
+        d.text = write(objects);
+        d.stale = false;
     }
-    return mapsDocument_;
+    return d.text;
+}
+
+const std::string &BusService::mapsDocument() {
+    return render(mapsDocument_, &BusObjects::mapsDocument);
+}
+
+const std::string &BusService::topologyDocument() {
+    return render(topologyDocument_, &BusObjects::topologyDocument);
 }
 
 std::string BusService::mapPath(const std::string &wwid) {
@@ -464,7 +473,7 @@ int BusService::attach(sd_bus *bus, bool peer) {
     connections_.push_back(std::move(c));
     if (objects_.empty()) {
         objects_ = BusObjects::compute(daemon_);
-        mapsDocumentStale_ = true;
+        documentsStale();
     }
     return 0;
 }
@@ -483,7 +492,7 @@ void BusService::publish() {
         return;
     std::map<std::string, Object> previous = std::move(objects_);
     objects_ = std::move(next);
-    mapsDocumentStale_ = true;
+    documentsStale();
     for (auto &c : connections_) {
         if (sd_bus_is_ready(c->bus) <= 0)
             continue; // still connecting: it reads the objects once it can

@@ -75,6 +75,9 @@ public:
     /// each change that a read asks for, then given as it is.
     const std::string &mapsDocument();
 
+    /// Manager.DescribeTopology's answer, kept as mapsDocument() is.
+    const std::string &topologyDocument();
+
     /// Computes the objects again and signals what changed.
     void publish();
 
@@ -99,8 +102,18 @@ private:
     Daemon &daemon_;
     std::vector<std::unique_ptr<Connection>> connections_;
     std::map<std::string, Object> objects_;
-    std::string mapsDocument_;
-    bool mapsDocumentStale_{true}; ///< objects_ changed since it was rendered
+    /// A document rendered from objects_, and whether objects_ changed
+    /// since.
+    struct Document {
+        std::string text;
+        bool stale{true};
+    };
+    const std::string &render(Document &d,
+                              std::string (*write)(const std::map<std::string, Object> &));
+    Document mapsDocument_;
+    Document topologyDocument_;
+    /// objects_ changed: every document is rendered again when asked for.
+    void documentsStale() { mapsDocument_.stale = topologyDocument_.stale = true; }
     std::unique_ptr<BusActions> actions_;
     std::unique_ptr<PolkitAuthorizer> authorizer_;
     mpath::sys::EventLoop::SourcePtr afterDispatch_;

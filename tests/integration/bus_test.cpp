@@ -364,6 +364,13 @@ TEST_F(Bus, ReadsAreOpenToEveryoneAndChangesNeedRootWithoutPolkit) {
               0)
         << out;
     EXPECT_NE(out.find(kMapA), std::string::npos) << out;
+    EXPECT_EQ(busctlAsNobody(std::string("call ") + kName +
+                                 " /org/mpathd/Multipath1/Manager org.mpathd.Multipath1.Manager "
+                                 "DescribeTopology a{sv} 0",
+                             &out),
+              0)
+        << out;
+    EXPECT_NE(out.find("sdc"), std::string::npos) << out;
     EXPECT_NE(busctlAsNobody(std::string("call ") + kName + " " +
                                  mpathd::BusService::mapPath(kMapA) +
                                  " org.mpathd.Multipath1.Map SetPathSelector sa{sv} "
@@ -697,7 +704,7 @@ TEST_F(Bus, EveryMethodThatChangesSomethingIsRefusedToAnUnauthorizedCaller) {
         {sdc, kPathIface, "Reinstate", "a{sv}", "[{}]", kManagePaths},
     };
     const std::set<std::string> reads = {"Manager.GetMaps", "Manager.DescribeMaps",
-                                         "Manager.ResolveDevice"};
+                                         "Manager.DescribeTopology", "Manager.ResolveDevice"};
 
     // A method of the interface is in one list or the other: a new one
     // cannot be forgotten here.

@@ -115,6 +115,36 @@ TEST_F(MpathctlBusTest, ShowMapsJsonPrintsWhatShowTopologyReadsOfTheMapsLaidOutA
     EXPECT_EQ(m.size(), 2u) << "only version and maps: " << maps;
 }
 
+TEST_F(MpathctlBusTest, ShowTopologyJsonSaysOfEachMapAndPathWhatShowMapAndShowPathSay) {
+    // show topology and show paths print the daemon's DescribeTopology
+    // document; show map and show path build theirs from the objects
+    // (GetManagedObjects). Both say the same of every map and path.
+    std::string topology;
+    ASSERT_EQ(mpathctl("show topology --json", &topology), 0) << topology;
+    const nlohmann::json t = nlohmann::json::parse(topology, nullptr, false);
+    ASSERT_FALSE(t.is_discarded()) << topology;
+    EXPECT_EQ(topology, t.dump(2) + "\n");
+    ASSERT_EQ(t["maps"].size(), 2u) << topology;
+    ASSERT_EQ(t["paths"].size(), 4u) << topology;
+    std::map<std::string, nlohmann::json> paths;
+    for (const auto &p : t["paths"])
+        paths[p["name"].get<std::string>()] = p;
+
+    for (const auto &m : t["maps"]) {
+        const nlohmann::json one = json("show map " + m["wwid"].get<std::string>());
+        EXPECT_EQ(one["map"], m) << one.dump(2) << topology;
+        ASSERT_EQ(one["paths"].size(), m["paths"].size()) << one.dump(2);
+        for (const auto &p : one["paths"]) {
+            EXPECT_EQ(p, paths[p["name"].get<std::string>()]) << topology;
+            EXPECT_EQ(p["map"], m["name"]) << p.dump(2);
+            EXPECT_TRUE(p["group"].is_number()) << p.dump(2);
+        }
+    }
+    for (const auto &[name, p] : paths)
+        EXPECT_EQ(json("show path " + name)["path"], p) << topology;
+    EXPECT_EQ(json("show paths")["paths"], t["paths"]) << topology;
+}
+
 TEST_F(MpathctlBusTest, ShowMapsPrintsALineAMapWithItsUsableAndAllPaths) {
     std::string out;
     ASSERT_EQ(mpathctl("--color=never show maps", &out), 0) << out;

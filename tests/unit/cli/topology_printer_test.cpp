@@ -232,6 +232,25 @@ TEST(Objects, ReadsBackTheMapsOfTheShowMapsDocument) {
     EXPECT_EQ(after.str(), before.str());
 }
 
+TEST(Objects, ReadsBackTheShowTopologyDocument) {
+    // What DescribeTopology answers: read back, the topology, the maps and
+    // the paths print as they did, the paths in no map included.
+    const Objects objects = Objects::fromManagedObjects(setup());
+    const std::string document = TopologyPrinter::topologyJson(objects).dump(2);
+    const Objects read = Objects::fromTopologyDocument(document);
+    EXPECT_EQ(TopologyPrinter::topologyJson(read).dump(2), document);
+    ASSERT_EQ(read.paths.size(), objects.paths.size());
+    for (auto print :
+         {&TopologyPrinter::topology, &TopologyPrinter::maps, &TopologyPrinter::paths}) {
+        std::ostringstream before, after;
+        (TopologyPrinter(false).*print)(objects, before);
+        (TopologyPrinter(false).*print)(read, after);
+        EXPECT_EQ(after.str(), before.str());
+    }
+    EXPECT_THROW(Objects::fromTopologyDocument("{\"maps\": [], \"version\": 1}"),
+                 std::runtime_error);
+}
+
 TEST(Objects, RefusesADocumentWithoutMaps) {
     EXPECT_THROW(Objects::fromMapsDocument("{\"version\": 1}"), std::runtime_error);
     EXPECT_THROW(Objects::fromMapsDocument("not json"), std::runtime_error);
