@@ -54,8 +54,20 @@ start() { # start DAEMON
 		PID=$!
 		wait_until 300 sh -c "[ \$(grep -c 'notice: ready' '$log') -gt ${before:-0} ]" ||
 			die "mpathd did not get ready"
-		wait_until 30 sh -c 'mpathctl --bus system show maps >/dev/null 2>&1' ||
+		# How long after "ready" each endpoint first answers: both should
+		# at once; a late one is printed, with what mpathd was doing.
+		local t0 t1
+		t0=$(now_us)
+		wait_until 300 sh -c 'mpathctl show maps >/dev/null 2>&1' ||
+			die "mpathd does not answer on its private socket"
+		t1=$(now_us)
+		echo "query $LUNS_NOW first-answer-private $(((t1 - t0) / 1000))" >> "$out"
+		wait_until 300 sh -c 'mpathctl --bus system show maps >/dev/null 2>&1' || {
+			top -b -n 1 | head -20
 			die "mpathd does not answer on the system bus"
+		}
+		t1=$(now_us)
+		echo "query $LUNS_NOW first-answer-bus $(((t1 - t0) / 1000))" >> "$out"
 		;;
 	multipathd)
 		multipathd -d -s >> "$log" 2>&1 &
@@ -113,6 +125,7 @@ measure() { # measure LUNS DAEMON
 }
 
 for luns in $SETUPS; do
+	LUNS_NOW=$luns
 	modprobe scsi_debug add_host=4 num_tgts=1 max_luns="$luns" dev_size_mb=4 vpd_use_hostno=0 ||
 		die "modprobe scsi_debug max_luns=$luns failed"
 	udevadm settle --timeout=600
