@@ -32,22 +32,26 @@ protected:
         EXPECT_FALSE(j.is_discarded()) << out;
         return j;
     }
+
+    /// Waits until every path has been checked: the first checks run on
+    /// workers and answer in their own time ("unchecked" before), and
+    /// what a user sees changes with them.
+    bool everyPathChecked() {
+        return h_.advanceUntil(
+            [this] {
+                for (const char *p : {"sdb", "sdc", "sdd", "sde"}) {
+                    auto *v = published(mpathd::BusService::pathPath(p), "CheckerState");
+                    if (!v || std::get<std::string>(*v) != "up")
+                        return false;
+                }
+                return true;
+            },
+            10s);
+    }
 };
 
 TEST_F(MpathctlBusTest, ShowTopologyPrintsEveryMapWithItsGroupsAndPaths) {
-    // What a user sees once every path has been checked: the first checks
-    // run on workers and answer in their own time ("unchecked" before).
-    ASSERT_TRUE(h_.advanceUntil(
-        [this] {
-            for (const char *p : {"sdb", "sdc", "sdd", "sde"}) {
-                auto *v = published(mpathd::BusService::pathPath(p), "CheckerState");
-                if (!v || std::get<std::string>(*v) != "up")
-                    return false;
-            }
-            return true;
-        },
-        10s))
-        << h_.logText();
+    ASSERT_TRUE(everyPathChecked()) << h_.logText();
     // Each map shows the node it got; which map got dm-0 depends on which
     // creation ended first, which the workers decide.
     auto node = [this](const char *wwid) {
@@ -119,6 +123,7 @@ TEST_F(MpathctlBusTest, ShowTopologyJsonSaysOfEachMapAndPathWhatShowMapAndShowPa
     // show topology and show paths print the daemon's DescribeTopology
     // document; show map and show path build theirs from the objects
     // (GetManagedObjects). Both say the same of every map and path.
+    ASSERT_TRUE(everyPathChecked()) << h_.logText();
     std::string topology;
     ASSERT_EQ(mpathctl("show topology --json", &topology), 0) << topology;
     const nlohmann::json t = nlohmann::json::parse(topology, nullptr, false);
