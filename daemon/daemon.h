@@ -67,9 +67,13 @@ struct Environment {
     /// path costs at most one stuck worker here, and the lane never has
     /// more than 4 + 8 threads, however many paths hang.
     mpath::sys::Executor::Options ioLane{4, 8, 0};
-    /// How long events may gather before the maps are planned again: a
-    /// burst of path additions becomes one operation per map.
+    /// How long events may gather before the maps are planned again: the
+    /// maps are planned once no event came for \a coalesce, or at the
+    /// latest \a coalesceCap after the first, so that a burst of path
+    /// additions becomes one operation per map and a steady stream of
+    /// events still has its maps made.
     std::chrono::milliseconds coalesce{std::chrono::milliseconds(200)};
+    std::chrono::milliseconds coalesceCap{std::chrono::seconds(1)};
     /// Bounds of device-mapper calls, from when a worker takes them; and
     /// how long one may wait for a worker (its own log line when it
     /// waited longer).

@@ -87,13 +87,23 @@ bool Reconciler::sameTable(const LiveMap &live, const PlannedMap &planned) {
 }
 
 void Reconciler::schedule() {
-    if (timer_ || daemon_.stopping())
+    if (daemon_.stopping())
         return;
     if (adopting_) {
         planAfterAdoption_ = true; // the maps there are not all read yet
         return;
     }
-    timer_ = daemon_.loop().addTimer(daemon_.env().coalesce, [this] {
+    // The window slides: each event gives the next one `coalesce` more to
+    // come, up to `coalesceCap` after the first.
+    const auto now = daemon_.loop().now();
+    if (!timer_)
+        windowStart_ = now;
+    const auto due =
+        std::min(now + daemon_.env().coalesce, windowStart_ + daemon_.env().coalesceCap);
+    if (timer_ && due <= due_)
+        return;
+    due_ = due;
+    timer_ = daemon_.loop().addTimer(due - now, [this] {
         timer_.reset();
         pass();
     });
@@ -263,12 +273,14 @@ void Reconciler::pass() {
     }
     PathTracker &paths = daemon_.paths();
     if (paths.prioritiesPending()) {
-        const auto now = std::chrono::steady_clock::now();
+        const auto now = daemon_.loop().now();
         if (!waitingForPriorities_) {
             waitingForPriorities_ = true;
             waitingSince_ = now;
         }
         if (now - waitingSince_ < kPriorityWait) {
+            windowStart_ = now;
+            due_ = now + std::chrono::milliseconds(100);
             timer_ = daemon_.loop().addTimer(std::chrono::milliseconds(100), [this] {
                 timer_.reset();
                 pass();

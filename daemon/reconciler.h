@@ -117,6 +117,9 @@ private:
 
     Daemon &daemon_;
     mpath::sys::EventLoop::SourcePtr timer_;
+    /// When the events of the pass timer_ waits for began, and when it is due.
+    mpath::sys::EventLoop::Clock::time_point windowStart_{};
+    mpath::sys::EventLoop::Clock::time_point due_{};
     unsigned inFlight_{0};
     bool waitingForPriorities_{false};
     bool waitingForFiles_{false};   ///< the first read of the state files is under way

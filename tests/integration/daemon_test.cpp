@@ -215,6 +215,45 @@ TEST(Daemon, ABurstOfAThousandPathAddsBecomesOneCreatePerMap) {
     EXPECT_LE(h.daemon().counters().plans, 5u) << "events were planned together";
 }
 
+TEST(Daemon, PathsThatKeepComingArePlannedAtAPaceAndTheFirstMapsAreNotHeldBack) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");
+    h.start();
+    h.settle();
+    ASSERT_TRUE(h.daemon().ready());
+    const unsigned plansBefore = h.daemon().counters().plans;
+    // 20 LUNs behind 2 hosts, their paths announced one every 100 ms for 4 s,
+    // as udev hands them on when it processes a hot-added host slowly.
+    std::vector<std::string> names;
+    for (unsigned host = 0; host < 2; ++host)
+        for (unsigned lun = 0; lun < 20; ++lun) {
+            const unsigned i = host * 20 + lun;
+            char wwid[32];
+            snprintf(wwid, sizeof(wwid), "36001405%08x", lun);
+            std::string name = "sd";
+            name += char('a' + i / 26);
+            name += char('a' + i % 26);
+            h.addDisk(name, 16 * (i + 1), host, wwid);
+            names.push_back(name);
+        }
+    std::vector<unsigned> createsAt; // creates seen after each event
+    for (unsigned i = 0; i < names.size(); ++i) {
+        // LUN by LUN, host 0's path and then host 1's.
+        h.inject("add", names[(i % 2) * 20 + i / 2]);
+        h.advance(100ms);
+        createsAt.push_back(h.count("create "));
+    }
+    h.settle();
+    EXPECT_EQ(h.count("create "), 20u);
+    // Events never paused for the quiet period, yet the maps were planned
+    // within the cap of the first one (1 s, and a step of the clock).
+    EXPECT_GT(createsAt[11], 0u) << "a steady stream held every map back";
+    // ... and at the cap's pace, not at every quiet period's: 4 s of events
+    // is about 4 passes (the fixed 200 ms window made about 14).
+    const unsigned plans = h.daemon().counters().plans - plansBefore;
+    EXPECT_LE(plans, 7u) << "events arriving 100 ms apart were planned " << plans << " times";
+}
+
 TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
     DaemonHarness h;
     startWithTwoMaps(h);
