@@ -7,6 +7,7 @@
 #include "path_tracker.h"
 #include "reconciler.h"
 
+#include <mpath/dm/table.h>
 #include <mpath/policy/planner.h>
 
 namespace mpathd {
@@ -37,29 +38,43 @@ std::chrono::milliseconds CheckerScheduler::checkDeadline() const {
 }
 
 void CheckerScheduler::sync() {
+    for (auto &[name, rec] : daemon_.mutableState().paths)
+        syncPath(name, rec);
+}
+
+void CheckerScheduler::sync(const std::string &wwid) {
     State &state = daemon_.mutableState();
-    for (auto &[name, rec] : state.paths) {
-        const auto map = state.maps.find(rec.mapWwid);
-        const bool inLiveMap = !rec.mapWwid.empty() && map != state.maps.end() && map->second.live;
-        if (!inLiveMap) {
-            rec.checker.reset();
-            rec.nextCheck.reset();
-            continue;
-        }
-        const auto eff = daemon_.config().effective(rec.path);
-        const std::string wanted = mpath::policy::choosePathPolicy(eff, rec.path).checker;
-        if (rec.checker && rec.checker->name() == wanted && rec.checker->devnode() == rec.devnode)
-            continue;
-        auto checker = daemon_.env().checkers(wanted, rec.devnode);
-        if (!checker) {
-            logError(aboutPath(name, map->second.name), checker.error().message);
-            continue;
-        }
-        rec.checker = std::move(*checker);
-        rec.checkedOnce = false;
-        rec.interval = std::chrono::seconds(daemon_.globals().pollingInterval.value);
-        arm(name, std::chrono::milliseconds(0));
+    auto map = state.maps.find(wwid);
+    if (map == state.maps.end() || !map->second.planned)
+        return;
+    for (const auto &g : map->second.planned->map.groups)
+        for (const auto &p : g.paths)
+            if (auto it = state.paths.find(p.kernelName); it != state.paths.end())
+                syncPath(it->first, it->second);
+}
+
+void CheckerScheduler::syncPath(const std::string &name, PathRecord &rec) {
+    State &state = daemon_.mutableState();
+    const auto map = state.maps.find(rec.mapWwid);
+    const bool inLiveMap = !rec.mapWwid.empty() && map != state.maps.end() && map->second.live;
+    if (!inLiveMap) {
+        rec.checker.reset();
+        rec.nextCheck.reset();
+        return;
     }
+    const auto eff = daemon_.config().effective(rec.path);
+    const std::string wanted = mpath::policy::choosePathPolicy(eff, rec.path).checker;
+    if (rec.checker && rec.checker->name() == wanted && rec.checker->devnode() == rec.devnode)
+        return;
+    auto checker = daemon_.env().checkers(wanted, rec.devnode);
+    if (!checker) {
+        logError(aboutPath(name, map->second.name), checker.error().message);
+        return;
+    }
+    rec.checker = std::move(*checker);
+    rec.checkedOnce = false;
+    rec.interval = std::chrono::seconds(daemon_.globals().pollingInterval.value);
+    arm(name, std::chrono::milliseconds(0));
 }
 
 void CheckerScheduler::arm(const std::string &kernelName, std::chrono::milliseconds after) {
@@ -236,9 +251,17 @@ void CheckerScheduler::setDmState(const std::string &kernelName, DmPathState s) 
 
 void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &devt, bool failed) {
     State &state = daemon_.mutableState();
-    for (auto &[name, rec] : state.paths) {
-        if (rec.mapWwid != wwid || rec.path.devtString() != devt)
-            continue;
+    auto number = mpath::dm::parseDeviceNumber(devt);
+    if (!number)
+        return;
+    std::string found;
+    state.forEachPathWithDevt(wwid, *number, [&](const std::string &name, PathRecord &rec) {
+        if (found.empty() && rec.mapWwid == wwid)
+            found = name;
+    });
+    if (auto it = state.paths.find(found); it != state.paths.end()) {
+        const std::string &name = it->first;
+        PathRecord &rec = it->second;
         rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
         if (failed) {
             auto map = state.maps.find(wwid);

@@ -23,6 +23,10 @@ public:
 
     /// Paths joined or left maps: start or stop their checks.
     void sync();
+    /// The same for the paths planned into map \a wwid alone (it was made
+    /// or changed): what a map's own operation needs, without going over
+    /// every path.
+    void sync(const std::string &wwid);
 
     /// Checks \a kernelName at once (a PATH_FAILED event, a path back).
     void checkSoon(const std::string &kernelName);
@@ -36,6 +40,8 @@ public:
     std::chrono::milliseconds commandTimeout() const;
 
 private:
+    /// Starts, keeps or stops the check of \a rec (path \a name).
+    void syncPath(const std::string &name, PathRecord &rec);
     void arm(const std::string &kernelName, std::chrono::milliseconds after);
     void check(const std::string &kernelName);
     void onResult(const std::string &kernelName, uint64_t generation,

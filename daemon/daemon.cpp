@@ -31,7 +31,12 @@ Daemon::Daemon(Environment env)
       checks_(std::make_unique<CheckerScheduler>(*this)),
       policies_(std::make_unique<MapPolicies>(*this)),
       uevents_(std::make_unique<UeventSource>(*this)),
-      stateFiles_(std::make_unique<StateFiles>(*this)) {}
+      stateFiles_(std::make_unique<StateFiles>(*this)) {
+    statusWriter_ = env_.loop->addAfterDispatch([this] {
+        if (statusStale_)
+            writeStatus();
+    });
+}
 
 Daemon::~Daemon() {
     // Timers and sources of the state go first, then the parts; the
@@ -282,17 +287,23 @@ void Daemon::stop(std::function<void()> done) {
         (*last)();
 }
 
-void Daemon::publishStatus() {
+void Daemon::writeStatus() {
+    statusStale_ = false;
     unsigned maps = 0, paths = 0;
     for (const auto &[wwid, rec] : state_.maps)
         maps += rec.live;
     for (const auto &[name, rec] : state_.paths)
         paths += !rec.mapWwid.empty();
-    env_.notify("STATUS=" + std::to_string(maps) + " maps, " + std::to_string(paths) + " paths");
+    std::string status =
+        "STATUS=" + std::to_string(maps) + " maps, " + std::to_string(paths) + " paths";
+    if (status == status_)
+        return;
+    status_ = std::move(status);
+    env_.notify(status_);
 }
 
 void Daemon::onSettled() {
-    publishStatus();
+    writeStatus();
     if (!ready_) {
         ready_ = true;
         logNotice({}, "ready");

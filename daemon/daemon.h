@@ -170,8 +170,10 @@ public:
     std::string bindingsFile() const;
     std::string wwidsFile() const;
 
-    /// A status line for systemd: "N maps, M paths".
-    void publishStatus();
+    /// The status line for systemd ("N maps, M paths") is counted again
+    /// once the callback that changed the maps has run, and sent when it
+    /// reads differently.
+    void publishStatus() { statusStale_ = true; }
     /// Called by the reconciler when a plan has been carried out.
     void onSettled();
 
@@ -181,6 +183,8 @@ private:
     void applyConfig(mpath::config::Config config);
     /// Raises the open file limit to max_fds; a failure is a warning.
     void applyMaxFds();
+    /// Counts the maps and paths, and sends the status line if it changed.
+    void writeStatus();
     /// The setting is parsed and its drop-in (if any) written: take it.
     void settingTaken(const std::string &wwid, const std::string &keyword, const std::string &value,
                       bool persist);
@@ -210,6 +214,9 @@ private:
     std::unique_ptr<MapPolicies> policies_;
     std::unique_ptr<UeventSource> uevents_;
     std::unique_ptr<StateFiles> stateFiles_;
+    bool statusStale_{false};
+    std::string status_; ///< the status line last sent
+    mpath::sys::EventLoop::SourcePtr statusWriter_;
 };
 
 } // namespace mpathd

@@ -244,7 +244,7 @@ void Reconciler::adopt(std::function<void()> whenDone) {
                         if (live) {
                             it->second.liveMap = live->map;
                             it->second.liveStatus = live->status;
-                            takePathStates(live->map);
+                            takePathStates(wwid, live->map);
                             recordWwid(it->second.name, wwid);
                             logInfo(aboutMap(it->second.name, wwid), "adopted");
                         } else {
@@ -627,7 +627,7 @@ void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &na
         rec.target = live->map.target;
         rec.devt = live->device.devt;
         rec.suspended = live->device.suspended;
-        takePathStates(live->map);
+        takePathStates(wwid, live->map);
         recordWwid(name, wwid);
         if (state.removing.erase(wwid)) {
             // Our own removal, deferred to a last close that has not come:
@@ -727,17 +727,18 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then,
             rec->second.target = live->map.target;
             rec->second.devt = live->device.devt;
             rec->second.suspended = live->device.suspended;
-            takePathStates(live->map);
+            takePathStates(wwid, live->map);
             // A new table starts every path active: fail again those the
             // checker found down or an administrator failed.
             for (const auto &g : live->map.groups)
                 for (const auto &lp : g.paths)
-                    for (auto &[pname, p] : state.paths)
-                        if (p.path.devt == lp.devt &&
-                            (down(p.path.checkerState) || p.adminFailed)) {
-                            p.path.dmState = mpath::model::DmPathState::Failed;
-                            daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
-                        }
+                    state.forEachPathWithDevt(
+                        wwid, lp.devt, [&](const std::string &, PathRecord &p) {
+                            if (down(p.path.checkerState) || p.adminFailed) {
+                                p.path.dmState = mpath::model::DmPathState::Failed;
+                                daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
+                            }
+                        });
         } else if (!live) {
             logWarning(aboutMap(name, wwid), "cannot read it back: " + live.error().message);
         }
@@ -804,12 +805,12 @@ void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     }
 }
 
-void Reconciler::takePathStates(const Map &live) {
+void Reconciler::takePathStates(const std::string &wwid, const Map &live) {
     for (const auto &g : live.groups)
         for (const auto &lp : g.paths)
-            for (auto &[name, p] : daemon_.mutableState().paths)
-                if (p.path.devt == lp.devt)
-                    p.path.dmState = lp.dmState;
+            daemon_.mutableState().forEachPathWithDevt(
+                wwid, lp.devt,
+                [&](const std::string &, PathRecord &p) { p.path.dmState = lp.dmState; });
 }
 
 void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
@@ -829,7 +830,7 @@ void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
 }
 
 void Reconciler::finish(const std::string &wwid) {
-    daemon_.checks().sync(); // a new map's paths are checked from now on
+    daemon_.checks().sync(wwid); // a new map's paths are checked from now on
     auto &maps = daemon_.mutableState().maps;
     if (auto it = maps.find(wwid); it != maps.end()) {
         it->second.busy = false;

@@ -100,10 +100,10 @@ private:
     /// A create, reload or remove of \a rec failed: logs it and plans again later.
     void failed(MapRecord &rec, const mpath::Error &error);
     void finish(const std::string &wwid);
-    /// The kernel's view of each path in \a live (active or failed) becomes
-    /// the daemon's: a path failed before a restart is reinstated when its
-    /// check says it is up.
-    void takePathStates(const mpath::model::Map &live);
+    /// The kernel's view of each path in \a live, map \a wwid's table
+    /// (active or failed), becomes the daemon's: a path failed before a
+    /// restart is reinstated when its check says it is up.
+    void takePathStates(const std::string &wwid, const mpath::model::Map &live);
     /// Lists \a wwid in the wwids file (a warning naming map \a name when
     /// the file cannot be changed).
     void recordWwid(const std::string &name, const std::string &wwid);

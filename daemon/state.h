@@ -140,6 +140,28 @@ struct State {
     std::set<std::string> removing;
     /// The next PathRecord::generation.
     uint64_t nextGeneration{1};
+
+    /// Calls \a fn(name, record) for each path with device number \a devt:
+    /// among the paths planned into map \a wwid (looked up by name), and
+    /// among every path only when none of those has it. A map's own paths
+    /// are found without going over the others.
+    template <typename F>
+    void forEachPathWithDevt(const std::string &wwid, dev_t devt, F fn) {
+        bool found = false;
+        if (auto m = maps.find(wwid); m != maps.end() && m->second.planned)
+            for (const auto &g : m->second.planned->map.groups)
+                for (const auto &p : g.paths)
+                    if (auto it = paths.find(p.kernelName);
+                        it != paths.end() && it->second.path.devt == devt) {
+                        found = true;
+                        fn(it->first, it->second);
+                    }
+        if (found)
+            return;
+        for (auto &[name, rec] : paths)
+            if (rec.path.devt == devt)
+                fn(name, rec);
+    }
 };
 
 } // namespace mpathd

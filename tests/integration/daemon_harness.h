@@ -95,6 +95,14 @@ public:
         udev_->inject(d);
     }
 
+    /// The device udev knows by \a name (empty when it knows none).
+    mpath::discovery::UdevDevice device(const std::string &name) {
+        for (const auto &e : udev_->enumerate("block", "disk").value())
+            if (e.sysname == name)
+                return e;
+        return {};
+    }
+
     /// A uevent as given.
     void injectDevice(mpath::discovery::UdevDevice d) { udev_->inject(std::move(d)); }
 

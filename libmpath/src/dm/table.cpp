@@ -64,6 +64,13 @@ int parseDevt(std::string_view w, dev_t &devt) {
 
 } // namespace
 
+Result<dev_t> parseDeviceNumber(std::string_view text) {
+    dev_t devt = 0;
+    if (parseDevt(text, devt) < 0)
+        return invalid("'" + std::string(text) + "' is not a device number (major:minor)");
+    return devt;
+}
+
 Result<std::string> buildTable(const Map &map) {
     if (map.features.size() > maxFeatureArgs)
         return invalid("map has " + std::to_string(map.features.size()) +

@@ -36,4 +36,8 @@ Result<model::Map> parseTable(std::string_view params, model::Map base = {});
 /// sets sizeSectors and target as well.
 Result<model::Map> parseTableLine(std::string_view line, model::Map base = {});
 
+/// A device number written "major:minor", as tables and DM_PATH say it.
+/// \return the number, or EINVAL naming the text
+Result<dev_t> parseDeviceNumber(std::string_view text);
+
 } // namespace mpath::dm
