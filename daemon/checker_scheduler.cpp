@@ -53,6 +53,13 @@ void CheckerScheduler::sync(const std::string &wwid) {
                 syncPath(it->first, it->second);
 }
 
+void CheckerScheduler::sync(const std::set<std::string> &kernelNames) {
+    auto &paths = daemon_.mutableState().paths;
+    for (const auto &name : kernelNames)
+        if (auto it = paths.find(name); it != paths.end())
+            syncPath(it->first, it->second);
+}
+
 void CheckerScheduler::syncPath(const std::string &name, PathRecord &rec) {
     State &state = daemon_.mutableState();
     const auto map = state.maps.find(rec.mapWwid);

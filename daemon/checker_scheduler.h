@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mpath/checkers/checker.h>
+#include <set>
 #include <string>
 
 namespace mpathd {
@@ -27,6 +28,8 @@ public:
     /// or changed): what a map's own operation needs, without going over
     /// every path.
     void sync(const std::string &wwid);
+    /// The same for the paths named in \a kernelNames.
+    void sync(const std::set<std::string> &kernelNames);
 
     /// Checks \a kernelName at once (a PATH_FAILED event, a path back).
     void checkSoon(const std::string &kernelName);

@@ -89,8 +89,9 @@ struct Counters {
     unsigned renames{0};
     unsigned removes{0};
     unsigned messages{0};
-    unsigned plans{0};  ///< reconcile passes
-    unsigned checks{0}; ///< path checks answered
+    unsigned plans{0};        ///< reconcile passes
+    uint64_t pathsPlanned{0}; ///< the paths those passes planned, summed
+    unsigned checks{0};       ///< path checks answered
 };
 
 /// The daemon's context: the configuration, the state, and the parts that

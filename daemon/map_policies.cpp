@@ -25,10 +25,18 @@ bool usable(const PathRecord &p) {
 } // namespace
 
 unsigned MapPolicies::usablePaths(const std::string &wwid) const {
+    // A map's paths are those its plan has (a pass gives each of them its
+    // mapWwid): found by name, not by going over every path.
+    const State &state = daemon_.state();
+    auto map = state.maps.find(wwid);
+    if (map == state.maps.end() || !map->second.planned)
+        return 0;
     unsigned n = 0;
-    for (const auto &[name, p] : daemon_.state().paths)
-        if (p.mapWwid == wwid && usable(p))
-            ++n;
+    for (const auto &g : map->second.planned->map.groups)
+        for (const auto &pp : g.paths)
+            if (auto it = state.paths.find(pp.kernelName);
+                it != state.paths.end() && it->second.mapWwid == wwid && usable(it->second))
+                ++n;
     return n;
 }
 

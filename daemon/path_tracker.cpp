@@ -172,17 +172,18 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
                     "priority " + std::to_string(rec.path.priority));
         return before != rec.path.priority;
     };
+    // A new rank may regroup the map of the path's WWID.
+    auto regroup = [this, wwid = rec.path.wwid] { daemon_.reconciler().schedule(wwid); };
     if (!(*prioritizer)->needsIo()) {
         if (record((*prioritizer)->job(rec.path)()) && !always)
-            daemon_.reconciler().schedule(); // a new rank may regroup the map
+            regroup();
         return;
     }
     rec.prioPending = true;
     mpath::prio::startPriority(daemon_.ioExecutor(), **prioritizer, rec.path, prioDeadline_,
-                               [this, record, always](Result<int> r) {
-                                   // A new rank may regroup the map.
+                               [record, always, regroup](Result<int> r) {
                                    if (record(std::move(r)) || always)
-                                       daemon_.reconciler().schedule();
+                                       regroup();
                                });
 }
 
@@ -193,10 +194,10 @@ bool PathTracker::prioritiesPending() const {
     return false;
 }
 
-mpath::policy::PlanInput PathTracker::planInput() const {
+mpath::policy::PlanInput PathTracker::planInput(const std::set<std::string> *wwids) const {
     mpath::policy::PlanInput in;
     for (const auto &[name, rec] : daemon_.state().paths) {
-        if (rec.adminRemoved)
+        if (rec.adminRemoved || (wwids && !wwids->count(rec.path.wwid)))
             continue;
         // Group order follows priorities only: a path going down or coming
         // back is a message to the kernel (and failback's business), never

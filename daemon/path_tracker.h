@@ -5,6 +5,7 @@
 #include <mpath/policy/blacklist.h>
 #include <mpath/policy/planner.h>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace mpathd {
@@ -43,8 +44,9 @@ public:
     bool prioritiesPending() const;
 
     /// The paths as a plan's input (the caller adds the state files), their
-    /// groups ordered by priority whatever their checkers say.
-    mpath::policy::PlanInput planInput() const;
+    /// groups ordered by priority whatever their checkers say; with
+    /// \a wwids, only the paths of those WWIDs.
+    mpath::policy::PlanInput planInput(const std::set<std::string> *wwids = nullptr) const;
 
     /// Why \a kernelName is in no map whatever the plan, nullopt when it may
     /// be multipathed.

@@ -87,6 +87,19 @@ bool Reconciler::sameTable(const LiveMap &live, const PlannedMap &planned) {
 }
 
 void Reconciler::schedule() {
+    planAll_ = true;
+    arm();
+}
+
+void Reconciler::schedule(const std::string &wwid) {
+    if (wwid.empty())
+        planAll_ = true;
+    else if (!planAll_)
+        toPlan_.insert(wwid);
+    arm();
+}
+
+void Reconciler::arm() {
     if (daemon_.stopping())
         return;
     if (adopting_) {
@@ -111,6 +124,7 @@ void Reconciler::schedule() {
 
 void Reconciler::run() {
     timer_.reset();
+    planAll_ = true;
     pass();
 }
 
@@ -141,7 +155,7 @@ void Reconciler::unpark(MapRecord &rec, bool force) {
     daemon_.dmOps().releaseCookie(rec.wwid, cookie, force);
     if (rec.dirty && !rec.busy) {
         rec.dirty = false;
-        schedule();
+        schedule(rec.wwid);
     }
     checkSettled();
 }
@@ -291,7 +305,16 @@ void Reconciler::pass() {
     waitingForPriorities_ = false;
 
     State &state = daemon_.mutableState();
-    mpath::policy::PlanInput input = paths.planInput();
+    // Only the WWIDs whose paths changed, unless every map is to be planned
+    // (a new configuration, the state files, an administrator's request):
+    // a map is planned from its own paths alone, so the others' plans stand.
+    const bool all = planAll_;
+    const std::set<std::string> only = std::move(toPlan_);
+    planAll_ = false;
+    toPlan_.clear();
+    auto inPass = [&](const std::string &wwid) { return all || only.count(wwid) > 0; };
+
+    mpath::policy::PlanInput input = paths.planInput(all ? nullptr : &only);
     // A path udev released after find_multipaths smart waited in vain
     // belongs to whoever took it since: no map takes it back.
     std::erase_if(input.paths, [&](const mpath::model::Path &p) {
@@ -304,9 +327,17 @@ void Reconciler::pass() {
         if (rec.live)
             input.knownWwids.push_back(wwid); // an existing map counts as known
     input.bindings = daemon_.stateFiles().bindings();
+    // An alias the other maps' plans hand out is theirs, even before the
+    // bindings file holds it.
+    if (!all)
+        for (const auto &[wwid, rec] : state.maps)
+            if (!only.count(wwid) && rec.planned && !rec.planned->name.newAlias.empty() &&
+                !input.bindings.aliasFor(wwid))
+                (void)input.bindings.add(rec.planned->name.newAlias, wwid);
 
     mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);
     ++daemon_.mutableCounters().plans;
+    daemon_.mutableCounters().pathsPlanned += input.paths.size();
 
     std::set<std::string> planned;
     std::vector<std::string> retryChanged;
@@ -333,15 +364,22 @@ void Reconciler::pass() {
         keepTarget(rec, pm);
         rec.planned = std::move(pm);
     }
-    // Which map each path is in now.
+    // Which map each path is in now (the paths that left a map planned
+    // here, or joined one, are checked or no longer).
+    std::set<std::string> moved;
     for (auto &[name, p] : state.paths)
-        p.mapWwid.clear();
+        if (!p.mapWwid.empty() && inPass(p.mapWwid)) {
+            p.mapWwid.clear();
+            moved.insert(name);
+        }
     for (const auto &wwid : planned) {
         const MapRecord &rec = state.maps[wwid];
         for (const auto &g : rec.planned->map.groups)
             for (const auto &p : g.paths)
-                if (auto it = state.paths.find(p.kernelName); it != state.paths.end())
+                if (auto it = state.paths.find(p.kernelName); it != state.paths.end()) {
                     it->second.mapWwid = wwid;
+                    moved.insert(p.kernelName);
+                }
     }
     // An administrator's no_path_retry, or a new configuration's, takes
     // effect on a running outage at once.
@@ -353,6 +391,8 @@ void Reconciler::pass() {
             act(rec);
             continue;
         }
+        if (!inPass(wwid))
+            continue; // not planned again: its plan stands
         rec.planned.reset();
         if (rec.busy || rec.parked()) {
             // A change still runs: what is left of the map is decided when
@@ -379,7 +419,10 @@ void Reconciler::pass() {
         logInfo(aboutMap(state.maps.at(wwid).name, wwid), "no longer planned: forgotten");
         state.maps.erase(wwid);
     }
-    daemon_.checks().sync();
+    if (all)
+        daemon_.checks().sync();
+    else
+        daemon_.checks().sync(moved);
     checkSettled();
 }
 
@@ -509,7 +552,7 @@ void Reconciler::act(MapRecord &rec) {
                                         --inFlight_;
                                         finish(wwid);
                                         if (!r)
-                                            schedule();
+                                            schedule(wwid);
                                     });
             return;
         }
@@ -825,7 +868,7 @@ void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
         auto &maps = daemon_.mutableState().maps;
         if (auto it = maps.find(wwid); it != maps.end())
             it->second.failedRetryTimer.reset();
-        schedule();
+        schedule(wwid);
     });
 }
 
@@ -836,7 +879,7 @@ void Reconciler::finish(const std::string &wwid) {
         it->second.busy = false;
         if (it->second.dirty) {
             it->second.dirty = false;
-            schedule();
+            schedule(wwid);
         }
     }
     daemon_.publishStatus();

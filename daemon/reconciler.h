@@ -26,9 +26,14 @@ class Reconciler {
 public:
     explicit Reconciler(Daemon &daemon) : daemon_(daemon) {}
 
-    /// Something changed: plan again once events stop arriving for the
-    /// coalescing delay (or the priorities asked for are in).
+    /// Something changed: plan every map again once events stop arriving
+    /// for the coalescing delay (or the priorities asked for are in).
     void schedule();
+    /// The paths of \a wwid changed (one came, went, or was ranked again):
+    /// the same, but the pass plans only the WWIDs named so, unless
+    /// something asked for every map meanwhile. An empty \a wwid plans
+    /// every map.
+    void schedule(const std::string &wwid);
 
     /// Plan now.
     void run();
@@ -116,7 +121,13 @@ private:
     std::vector<mpath::dm::TargetLine> desiredTargets(const MapRecord &rec) const;
 
     Daemon &daemon_;
+    /// Arms timer_ for the next pass, sliding its window.
+    void arm();
+
     mpath::sys::EventLoop::SourcePtr timer_;
+    /// What the next pass plans: every map, or only these WWIDs.
+    bool planAll_{true};
+    std::set<std::string> toPlan_;
     /// When the events of the pass timer_ waits for began, and when it is due.
     mpath::sys::EventLoop::Clock::time_point windowStart_{};
     mpath::sys::EventLoop::Clock::time_point due_{};

@@ -81,6 +81,16 @@ void UeventSource::handle(const UdevDevice &event) {
         return;
     State &state = daemon_.mutableState();
     logDebug(aboutPath(event.sysname), "uevent " + event.action);
+    // The maps to plan again: the one the path was in or would be in,
+    // before the event and after it.
+    std::set<std::string> wwids;
+    auto concerned = [&] {
+        if (auto it = state.paths.find(event.sysname); it != state.paths.end()) {
+            wwids.insert(it->second.path.wwid);
+            wwids.insert(it->second.mapWwid);
+        }
+    };
+    concerned();
     if (event.action == "remove") {
         daemon_.paths().remove(event.sysname);
     } else if (daemon_.paths().update(event)) {
@@ -91,7 +101,10 @@ void UeventSource::handle(const UdevDevice &event) {
         if (event.action == "add")
             rec.adminRemoved = false;
     }
-    daemon_.reconciler().schedule();
+    concerned();
+    wwids.erase(""); // a device without a WWID is in no map
+    for (const auto &wwid : wwids)
+        daemon_.reconciler().schedule(wwid);
 }
 
 void UeventSource::mapEvent(const UdevDevice &event) {

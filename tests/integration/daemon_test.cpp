@@ -254,6 +254,62 @@ TEST(Daemon, PathsThatKeepComingArePlannedAtAPaceAndTheFirstMapsAreNotHeldBack) 
     EXPECT_LE(plans, 7u) << "events arriving 100 ms apart were planned " << plans << " times";
 }
 
+namespace {
+
+/// The paths one change uevent of one path has planned, with \a maps maps
+/// of 4 paths assembled.
+uint64_t pathsPlannedForOneEvent(unsigned maps) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");
+    auto name = [](unsigned i) {
+        std::string s;
+        for (unsigned n = i + 1; n > 0; n = (n - 1) / 26)
+            s.insert(s.begin(), char('a' + (n - 1) % 26));
+        return "sd" + s;
+    };
+    for (unsigned i = 0; i < maps * 4; ++i) {
+        char wwid[32];
+        snprintf(wwid, sizeof(wwid), "36001405%08x", i % maps);
+        h.addDisk(name(i), 16 * (i + 1), i / maps, wwid);
+    }
+    h.start();
+    h.settle();
+    EXPECT_EQ(h.count("create "), maps);
+    const uint64_t before = h.daemon().counters().pathsPlanned;
+    h.inject("change", name(maps + 1)); // map 1's path on host 1
+    h.settle();
+    EXPECT_EQ(h.count("reload "), 0u) << "nothing changed";
+    return h.daemon().counters().pathsPlanned - before;
+}
+
+} // namespace
+
+TEST(Daemon, OnePathsEventPlansItsOwnMapWhateverTheNumberOfMaps) {
+    // A pass plans the WWIDs whose paths changed: the work of one event is
+    // the same with 8 maps as with 64, not a pass over every path.
+    const uint64_t few = pathsPlannedForOneEvent(8);
+    const uint64_t many = pathsPlannedForOneEvent(64);
+    EXPECT_EQ(few, 4u) << "the event planned paths of other maps";
+    EXPECT_EQ(many, few);
+}
+
+TEST(Daemon, APathWhoseWwidChangesLeavesItsMapAndJoinsTheOther) {
+    // One event plans both WWIDs: the one the path had and the one it has.
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    ASSERT_EQ(h.count("create "), 2u);
+    h.clearCalls();
+    auto sdc = h.device("sdc");
+    ASSERT_FALSE(sdc.sysname.empty());
+    sdc.properties["ID_SERIAL"] = "36001405bbbb";
+    sdc.action = "change";
+    h.injectDevice(sdc);
+    h.settle();
+    EXPECT_EQ(h.count("reload "), 2u) << h.logText();
+    EXPECT_EQ(h.table("36001405aaaa").find("8:32"), std::string::npos) << h.table("36001405aaaa");
+    EXPECT_NE(h.table("36001405bbbb").find("8:32"), std::string::npos) << h.table("36001405bbbb");
+}
+
 TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
     DaemonHarness h;
     startWithTwoMaps(h);
