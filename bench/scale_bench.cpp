@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <malloc.h>
+#include <map>
 #include <sys/resource.h>
 
 namespace {
@@ -87,17 +88,21 @@ void run(unsigned paths) {
         std::printf("warning: %u maps made of %u\n", made, maps);
 
     // Hot: host 3's paths go, then come back in one burst.
-    std::vector<mpath::discovery::UdevDevice> host3;
+    // The devices as udev describes them, by name: an event is a copy.
+    std::map<std::string, mpath::discovery::UdevDevice> known;
+    for (auto &d : h.devices())
+        known.emplace(d.sysname, d);
+    auto event = [&](const std::string &action, unsigned disk) {
+        auto d = known.at(diskName(disk));
+        d.action = action;
+        h.injectDevice(std::move(d));
+    };
     for (unsigned i = 3 * maps; i < paths; ++i)
-        host3.push_back(h.device(diskName(i)));
-    for (unsigned i = 3 * maps; i < paths; ++i)
-        h.inject("remove", diskName(i));
+        event("remove", i);
     h.settle(50ms, 100000);
     h.clearCalls();
-    for (auto &d : host3) {
-        d.action = "add";
-        h.injectDevice(d);
-    }
+    for (unsigned i = 3 * maps; i < paths; ++i)
+        event("add", i);
     const unsigned plans0 = h.daemon().counters().plans;
     cpu0 = cpuMs();
     t0 = Clock::now();
@@ -112,7 +117,7 @@ void run(unsigned paths) {
     std::vector<double> change, failed, reinstated;
     for (unsigned k = 0; k < 100; ++k) {
         const unsigned disk = (k * 7919) % paths;
-        h.inject("change", diskName(disk));
+        event("change", disk);
         cpu0 = cpuMs();
         h.settle(50ms, 100000);
         change.push_back(cpuMs() - cpu0);

@@ -78,6 +78,10 @@ bool PathTracker::update(const UdevDevice &device) {
     path.checkerState = before.checkerState;
     path.dmState = before.dmState;
     path.failCount = before.failCount;
+    if (!added && before.wwid != path.wwid)
+        unindex(device.sysname, before.wwid);
+    auto &byWwid = daemon_.mutableState().pathsByWwid;
+    byWwid[path.wwid].insert(device.sysname);
     rec.path = std::move(path);
     rec.properties = device.properties;
     rec.hasUdevData = !device.properties.empty();
@@ -100,7 +104,17 @@ void PathTracker::remove(const std::string &kernelName) {
     if (it == paths.end())
         return;
     logInfo(aboutPath(kernelName, it->second.mapWwid), "removed");
+    unindex(kernelName, it->second.path.wwid);
     paths.erase(it); // its check timer goes with it; running jobs answer to no one
+}
+
+void PathTracker::unindex(const std::string &kernelName, const std::string &wwid) {
+    auto &byWwid = daemon_.mutableState().pathsByWwid;
+    if (auto w = byWwid.find(wwid); w != byWwid.end()) {
+        w->second.erase(kernelName);
+        if (w->second.empty())
+            byWwid.erase(w);
+    }
 }
 
 std::optional<std::string> PathTracker::excluded(const std::string &kernelName) const {
@@ -187,17 +201,46 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
                                });
 }
 
-bool PathTracker::prioritiesPending() const {
-    for (const auto &[name, rec] : daemon_.state().paths)
-        if (rec.prioPending && !rec.ranked) // re-ranks do not hold plans up
-            return true;
+bool PathTracker::prioritiesPending(const std::set<std::string> *wwids) const {
+    const State &state = daemon_.state();
+    auto pending = [](const PathRecord &rec) {
+        return rec.prioPending && !rec.ranked; // re-ranks do not hold plans up
+    };
+    if (!wwids) {
+        for (const auto &[name, rec] : state.paths)
+            if (pending(rec))
+                return true;
+        return false;
+    }
+    for (const auto &wwid : *wwids)
+        if (auto w = state.pathsByWwid.find(wwid); w != state.pathsByWwid.end())
+            for (const auto &name : w->second)
+                if (auto it = state.paths.find(name);
+                    it != state.paths.end() && pending(it->second))
+                    return true;
     return false;
 }
 
 mpath::policy::PlanInput PathTracker::planInput(const std::set<std::string> *wwids) const {
     mpath::policy::PlanInput in;
-    for (const auto &[name, rec] : daemon_.state().paths) {
-        if (rec.adminRemoved || (wwids && !wwids->count(rec.path.wwid)))
+    const State &state = daemon_.state();
+    std::vector<const std::pair<const std::string, PathRecord> *> chosen;
+    if (wwids) {
+        for (const auto &wwid : *wwids)
+            if (auto w = state.pathsByWwid.find(wwid); w != state.pathsByWwid.end())
+                for (const auto &name : w->second)
+                    if (auto it = state.paths.find(name); it != state.paths.end())
+                        chosen.push_back(&*it);
+        std::sort(chosen.begin(), chosen.end(),
+                  [](auto *a, auto *b) { return a->first < b->first; });
+    } else {
+        for (const auto &entry : state.paths)
+            chosen.push_back(&entry);
+    }
+    for (const auto *entry : chosen) {
+        const std::string &name = entry->first;
+        const PathRecord &rec = entry->second;
+        if (rec.adminRemoved)
             continue;
         // Group order follows priorities only: a path going down or coming
         // back is a message to the kernel (and failback's business), never

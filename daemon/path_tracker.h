@@ -39,9 +39,10 @@ public:
     /// rank plans the maps again; only a changed grouping reloads one.
     void reprioritize(const std::string &kernelName);
 
-    /// Whether the first priority of some path is still being computed
-    /// (plans wait for those; re-ranks of ranked paths hold nothing up).
-    bool prioritiesPending() const;
+    /// Whether the first priority of some path (of \a wwids, if given) is
+    /// still being computed (plans wait for those; re-ranks of ranked paths
+    /// hold nothing up).
+    bool prioritiesPending(const std::set<std::string> *wwids = nullptr) const;
 
     /// The paths as a plan's input (the caller adds the state files), their
     /// groups ordered by priority whatever their checkers say; with
@@ -53,6 +54,8 @@ public:
     std::optional<std::string> excluded(const std::string &kernelName) const;
 
 private:
+    /// \a kernelName no longer has \a wwid (State::pathsByWwid).
+    void unindex(const std::string &kernelName, const std::string &wwid);
     /// \a always: plan again when the answer comes even if the rank is the
     /// same (a new path waits for its first rank).
     void prioritize(const std::string &kernelName, bool always = true);

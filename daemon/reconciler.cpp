@@ -286,7 +286,7 @@ void Reconciler::pass() {
         return;
     }
     PathTracker &paths = daemon_.paths();
-    if (paths.prioritiesPending()) {
+    if (paths.prioritiesPending(planAll_ ? nullptr : &toPlan_)) {
         const auto now = daemon_.loop().now();
         if (!waitingForPriorities_) {
             waitingForPriorities_ = true;
@@ -341,6 +341,13 @@ void Reconciler::pass() {
 
     std::set<std::string> planned;
     std::vector<std::string> retryChanged;
+    std::vector<std::string> previouslyPlanned; // the paths of this pass's maps' last plans
+    if (!all)
+        for (const auto &wwid : only)
+            if (auto m = state.maps.find(wwid); m != state.maps.end() && m->second.planned)
+                for (const auto &g : m->second.planned->map.groups)
+                    for (const auto &p : g.paths)
+                        previouslyPlanned.push_back(p.kernelName);
     for (auto &pm : plan.maps) {
         const std::string wwid = pm.map.wwid;
         if (state.removedByAdmin.count(wwid))
@@ -367,11 +374,27 @@ void Reconciler::pass() {
     // Which map each path is in now (the paths that left a map planned
     // here, or joined one, are checked or no longer).
     std::set<std::string> moved;
-    for (auto &[name, p] : state.paths)
+    auto leave = [&](const std::string &name, PathRecord &p) {
         if (!p.mapWwid.empty() && inPass(p.mapWwid)) {
             p.mapWwid.clear();
             moved.insert(name);
         }
+    };
+    if (all) {
+        for (auto &[name, p] : state.paths)
+            leave(name, p);
+    } else {
+        // The paths that were in these maps are in their last plans; those
+        // that would be have the WWID.
+        for (const auto &name : previouslyPlanned)
+            if (auto it = state.paths.find(name); it != state.paths.end())
+                leave(it->first, it->second);
+        for (const auto &wwid : only)
+            if (auto w = state.pathsByWwid.find(wwid); w != state.pathsByWwid.end())
+                for (const auto &name : w->second)
+                    if (auto it = state.paths.find(name); it != state.paths.end())
+                        leave(it->first, it->second);
+    }
     for (const auto &wwid : planned) {
         const MapRecord &rec = state.maps[wwid];
         for (const auto &g : rec.planned->map.groups)
@@ -410,8 +433,10 @@ void Reconciler::pass() {
             continue; // goes at its last close
         // A path an administrator took out does not keep the map.
         bool hasPath = false;
-        for (const auto &[name, p] : state.paths)
-            hasPath = hasPath || (p.path.wwid == wwid && !p.adminRemoved);
+        if (auto w = state.pathsByWwid.find(wwid); w != state.pathsByWwid.end())
+            for (const auto &name : w->second)
+                if (auto it = state.paths.find(name); it != state.paths.end())
+                    hasPath = hasPath || !it->second.adminRemoved;
         if (!hasPath)
             removeMap(rec);
     }

@@ -131,7 +131,10 @@ struct MapRecord {
 /// Everything the daemon knows, owned by its loop.
 struct State {
     std::map<std::string, PathRecord> paths; ///< by kernel name
-    std::map<std::string, MapRecord> maps;   ///< by WWID
+    /// The kernel names of the paths with each WWID (PathRecord::path.wwid),
+    /// kept by PathTracker: a map's paths without going over every path.
+    std::map<std::string, std::set<std::string>> pathsByWwid;
+    std::map<std::string, MapRecord> maps; ///< by WWID
     /// WWIDs whose map an administrator removed: not made again until one
     /// of their paths changes or the configuration is read again.
     std::set<std::string> removedByAdmin;

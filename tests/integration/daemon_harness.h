@@ -95,6 +95,11 @@ public:
         udev_->inject(d);
     }
 
+    /// Every block device udev knows.
+    std::vector<mpath::discovery::UdevDevice> devices() {
+        return udev_->enumerate("block", "disk").value();
+    }
+
     /// The device udev knows by \a name (empty when it knows none).
     mpath::discovery::UdevDevice device(const std::string &name) {
         for (const auto &e : udev_->enumerate("block", "disk").value())

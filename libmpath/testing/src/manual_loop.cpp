@@ -19,16 +19,15 @@ struct ManualLoop::Reader {
 // sources through shared ownership, so order of destruction is free.
 class ManualLoop::TimerSource final : public Source {
 public:
-    TimerSource(std::weak_ptr<std::map<uint64_t, std::shared_ptr<Timer>>> m, uint64_t id)
-        : m_(std::move(m)), id_(id) {}
+    TimerSource(std::weak_ptr<TimerMap> m, TimerKey key) : m_(std::move(m)), key_(key) {}
     ~TimerSource() override {
         if (auto m = m_.lock())
-            m->erase(id_);
+            m->erase(key_);
     }
 
 private:
-    std::weak_ptr<std::map<uint64_t, std::shared_ptr<Timer>>> m_;
-    uint64_t id_;
+    std::weak_ptr<TimerMap> m_;
+    TimerKey key_;
 };
 
 class ManualLoop::ReaderSource final : public Source {
@@ -46,17 +45,16 @@ private:
 };
 
 ManualLoop::ManualLoop()
-    : now_(Clock::time_point{} + std::chrono::hours(1)),
-      timers_(std::make_shared<std::map<uint64_t, std::shared_ptr<Timer>>>()),
+    : now_(Clock::time_point{} + std::chrono::hours(1)), timers_(std::make_shared<TimerMap>()),
       readers_(std::make_shared<std::map<uint64_t, std::shared_ptr<Reader>>>()),
       afters_(std::make_shared<std::map<uint64_t, std::shared_ptr<Reader>>>()) {}
 
 ManualLoop::~ManualLoop() = default;
 
 sys::EventLoop::SourcePtr ManualLoop::addTimer(Clock::duration after, std::function<void()> fn) {
-    const uint64_t id = nextId_++;
-    timers_->emplace(id, std::make_shared<Timer>(Timer{now_ + after, std::move(fn)}));
-    return std::make_unique<TimerSource>(timers_, id);
+    const TimerKey key{now_ + after, nextId_++};
+    timers_->emplace(key, std::make_shared<Timer>(Timer{key.first, std::move(fn)}));
+    return std::make_unique<TimerSource>(timers_, key);
 }
 
 sys::EventLoop::SourcePtr ManualLoop::addReadable(int fd, std::function<void()> fn) {
@@ -83,16 +81,10 @@ void ManualLoop::advance(Clock::duration by) {
     const Clock::time_point end = now_ + by;
     for (;;) {
         // The earliest due timer; ties in the order they were added.
-        uint64_t id = 0;
-        std::shared_ptr<Timer> next;
-        for (const auto &[i, t] : *timers_)
-            if (t->when <= end && (!next || t->when < next->when)) {
-                id = i;
-                next = t;
-            }
-        if (!next)
+        if (timers_->empty() || timers_->begin()->first.first > end)
             break;
-        timers_->erase(id); // fired: its source's removal finds nothing
+        std::shared_ptr<Timer> next = timers_->begin()->second;
+        timers_->erase(timers_->begin()); // fired: its source's removal finds nothing
         if (next->when > now_)
             now_ = next->when;
         next->fn();

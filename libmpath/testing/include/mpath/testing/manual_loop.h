@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace mpath::testing {
 
@@ -49,7 +50,10 @@ private:
 
     Clock::time_point now_;
     uint64_t nextId_{1};
-    std::shared_ptr<std::map<uint64_t, std::shared_ptr<Timer>>> timers_;
+    /// Timers by when they are due, then in the order they were added.
+    using TimerKey = std::pair<Clock::time_point, uint64_t>;
+    using TimerMap = std::map<TimerKey, std::shared_ptr<Timer>>;
+    std::shared_ptr<TimerMap> timers_;
     std::shared_ptr<std::map<uint64_t, std::shared_ptr<Reader>>> readers_;
     std::shared_ptr<std::map<uint64_t, std::shared_ptr<Reader>>> afters_; ///< fd unused
 
