@@ -860,9 +860,15 @@ void Reconciler::recordWwid(const std::string &name, const std::string &wwid) {
     const std::string root = daemon_.env().sysfsRoot;
     if (statfs(root.c_str(), &fs) != 0 || fs.f_type != SYSFS_MAGIC)
         return; // a test's tree, not the kernel's
-    for (const auto &[kernelName, p] : daemon_.state().paths) {
-        if (p.path.wwid != wwid || !p.hasUdevData)
+    const State &state = daemon_.state();
+    auto names = state.pathsByWwid.find(wwid);
+    if (names == state.pathsByWwid.end())
+        return;
+    for (const auto &kernelName : names->second) {
+        auto it = state.paths.find(kernelName);
+        if (it == state.paths.end() || !it->second.hasUdevData)
             continue;
+        const PathRecord &p = it->second;
         if (p.claimedByUdev())
             continue;
         std::ofstream uevent(root + "/block/" + kernelName + "/uevent");

@@ -145,18 +145,26 @@ void StateFiles::onWatch() {
 }
 
 void StateFiles::addWwid(const std::string &wwid, const std::string &name) {
-    if (std::find(wwids_.begin(), wwids_.end(), wwid) == wwids_.end())
-        wwids_.push_back(wwid); // the next plan knows it already
+    // The file as last read (it is read again whenever it changes) or as
+    // this daemon wrote it has it already: nothing to do. A map's every
+    // status read asks, so this is what keeps that from reading the whole
+    // file each time.
+    if (std::find(wwids_.begin(), wwids_.end(), wwid) != wwids_.end())
+        return;
+    wwids_.push_back(wwid); // the next plan knows it already
     const std::string path = daemon_.wwidsFile();
     run<bool>(
         [path, wwid]() -> Result<bool> {
             return mpath::state::WwidsFile(path).add(wwid, kLockWait);
         },
-        [name, wwid](Result<bool> r) {
+        [this, name, wwid](Result<bool> r) {
             // Tools that keep off path devices (LVM, systemd, UDisks) read
-            // this file: say so when it could not be changed.
-            if (!r)
+            // this file: say so when it could not be changed, and try again
+            // at the map's next read.
+            if (!r) {
                 logWarning(aboutMap(name, wwid), r.error().message);
+                std::erase(wwids_, wwid);
+            }
         });
 }
 
