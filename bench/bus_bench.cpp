@@ -94,6 +94,18 @@ public:
             }
             std::printf("%5u maps x 4 paths: mpathctl show maps --json %7.2f ms (median)\n", maps_,
                         medianMs(runs));
+            runs.clear();
+            const std::string topology = "DBUS_SYSTEM_BUS_ADDRESS=" + address_ + " " + ctl +
+                                         " --bus system show topology --color=never > /dev/null";
+            for (int i = 0; i < 9; ++i) {
+                auto t0 = Clock::now();
+                if (runCommand(topology) != 0)
+                    std::printf("warning: %s failed\n", topology.c_str());
+                runs.push_back(
+                    std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            }
+            std::printf("%5u maps x 4 paths: mpathctl show topology %7.2f ms (median)\n", maps_,
+                        medianMs(runs));
         }
         TearDown();
     }
