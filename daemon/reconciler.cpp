@@ -328,11 +328,12 @@ void Reconciler::pass() {
             input.knownWwids.push_back(wwid); // an existing map counts as known
     input.bindings = daemon_.stateFiles().bindings();
     // An alias the other maps' plans hand out is theirs, even before the
-    // bindings file holds it.
+    // bindings file holds it (a map is bound before it is made, and the
+    // file as known here holds every binding made).
     if (!all)
         for (const auto &[wwid, rec] : state.maps)
-            if (!only.count(wwid) && rec.planned && !rec.planned->name.newAlias.empty() &&
-                !input.bindings.aliasFor(wwid))
+            if (!rec.live && !only.count(wwid) && rec.planned &&
+                !rec.planned->name.newAlias.empty() && !input.bindings.aliasFor(wwid))
                 (void)input.bindings.add(rec.planned->name.newAlias, wwid);
 
     mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);

@@ -597,3 +597,38 @@ TEST(DaemonFaults, AHugeNoPathRetryQueuesAndDoesNotOverflowIntoFailingAtOnce) {
     EXPECT_FALSE(h.called("message 36001405aaaa fail_if_no_path")) << h.logText();
     EXPECT_TRUE(queueingInKernel(h, kMapA));
 }
+
+TEST(DaemonFaults, AMapPlannedWhileAnotherWaitsForItsBindingGetsAnotherAlias) {
+    // The bindings file's device queues: the first map's new alias cannot
+    // be recorded. A second map, planned in a pass of its own meanwhile,
+    // must not be handed the same alias.
+    DaemonHarness h;
+    h.config(config(" user_friendly_names yes\n"));
+    h.start();
+    h.settle();
+    ASSERT_TRUE(h.daemon().ready());
+    const std::string bindings = h.root() + "/etc/multipath/bindings";
+    ASSERT_EQ(::mkfifo((bindings + ".new").c_str(), 0600), 0);
+    ASSERT_EQ(::rename((bindings + ".new").c_str(), bindings.c_str()), 0);
+    h.advance(1s);
+    h.addDisk("sdb", 16, 1, kMapA, "active/optimized");
+    h.addDisk("sdc", 32, 2, kMapA, "standby");
+    h.inject("add", "sdb");
+    h.inject("add", "sdc");
+    h.advance(2s);
+    h.addDisk("sdd", 48, 1, kMapB, "active/optimized");
+    h.addDisk("sde", 64, 2, kMapB, "standby");
+    h.inject("add", "sdd");
+    h.inject("add", "sde");
+    h.advance(2s);
+    const auto &maps = h.daemon().state().maps;
+    ASSERT_TRUE(maps.count(kMapA) && maps.at(kMapA).planned) << h.logText();
+    ASSERT_TRUE(maps.count(kMapB) && maps.at(kMapB).planned) << h.logText();
+    EXPECT_EQ(maps.at(kMapA).planned->map.alias, "mpatha");
+    EXPECT_EQ(maps.at(kMapB).planned->map.alias, "mpathb");
+    EXPECT_EQ(h.count("create "), 0u) << "a map was made before its name was recorded";
+    // The device answers at last.
+    const int w = ::open(bindings.c_str(), O_WRONLY | O_NONBLOCK);
+    if (w >= 0)
+        ::close(w);
+}
