@@ -123,6 +123,21 @@ void CheckerScheduler::check(const std::string &kernelName) {
         });
 }
 
+void CheckerScheduler::noteNotStarted() {
+    ++daemon_.mutableCounters().checksNotStarted;
+    ++notStarted_;
+    if (notStartedReport_)
+        return;
+    notStartedReport_ = daemon_.loop().addTimer(std::chrono::seconds(1), [this] {
+        logWarning({}, std::to_string(notStarted_) +
+                           " path checks could not start within their timeout: every path I/O "
+                           "worker was busy; those paths keep their state and are checked "
+                           "again");
+        notStarted_ = 0;
+        notStartedReport_.reset();
+    });
+}
+
 void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generation,
                                 mpath::checkers::CheckOutcome outcome) {
     State &state = daemon_.mutableState();
@@ -141,7 +156,9 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
     const auto polling = std::chrono::seconds(daemon_.globals().pollingInterval.value);
     const auto maxPolling = std::chrono::seconds(daemon_.globals().maxPollingInterval.value);
     if (outcome.state == CheckerState::Unchecked) {
-        // No news (every worker busy with hung devices): ask again.
+        // No news (every worker busy, with hung devices or a burst of
+        // checks): the path keeps its state, and is asked again.
+        noteNotStarted();
         arm(kernelName, polling);
         return;
     }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mpath/checkers/checker.h>
+#include <mpath/sys/event_loop.h>
 #include <set>
 #include <string>
 
@@ -58,8 +59,14 @@ private:
     /// jobs that hold a worker while the path hangs.
     void warnIfNoSgNode(const PathRecord &rec, const std::string &kernelName);
 
+    /// Counts a check that could not start (every worker of the path I/O
+    /// lane busy past its timeout); says how many, once a second at most.
+    void noteNotStarted();
+
     Daemon &daemon_;
     bool warnedNoSg_{false};
+    unsigned notStarted_{0};
+    mpath::sys::EventLoop::SourcePtr notStartedReport_;
 };
 
 } // namespace mpathd

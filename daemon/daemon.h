@@ -89,9 +89,10 @@ struct Counters {
     unsigned renames{0};
     unsigned removes{0};
     unsigned messages{0};
-    unsigned plans{0};        ///< reconcile passes
-    uint64_t pathsPlanned{0}; ///< the paths those passes planned, summed
-    unsigned checks{0};       ///< path checks answered
+    unsigned plans{0};            ///< reconcile passes
+    uint64_t pathsPlanned{0};     ///< the paths those passes planned, summed
+    unsigned checks{0};           ///< path checks answered
+    unsigned checksNotStarted{0}; ///< path checks that waited past their timeout for a worker
 };
 
 /// The daemon's context: the configuration, the state, and the parts that

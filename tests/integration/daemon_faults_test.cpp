@@ -5,6 +5,7 @@
 #include "daemon_harness.h"
 #include "map_policies.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <future>
 #include <sys/stat.h>
@@ -178,6 +179,29 @@ TEST(DaemonFaults, DeviceMapperWorkRunsWhileEveryPathIoWorkerIsStuck) {
     EXPECT_TRUE(h.called("reload 36001405bbbb")) << h.logText();
     EXPECT_NE(h.table(kMapB).find("queue-length"), std::string::npos) << h.logText();
     EXPECT_FALSE(h.logged("device-mapper call not started")) << h.logText();
+    h.checkers().release();
+}
+
+TEST(DaemonFaults, HealthyPathsWhoseChecksCannotStartKeepTheirStateAndItIsSaid) {
+    DaemonHarness h;
+    start(h, "");
+    // More devices whose checks hold a worker than the lane has workers:
+    // the healthy paths' checks wait past their timeout, and never run.
+    for (const auto &d : addLuns(h, 8))
+        h.checkers().hang(d);
+    h.clearCalls();
+    h.advance(60s);
+    ASSERT_GT(h.daemon().counters().checksNotStarted, 0u) << h.logText();
+    for (const char *devt : {"8:16", "8:32", "8:48", "8:64"})
+        for (const auto &c : h.calls())
+            EXPECT_EQ(c.find(std::string("fail_path ") + devt), std::string::npos)
+                << devt << " was never asked, it is not failed\n"
+                << h.logText();
+    const auto said = std::count_if(h.log().begin(), h.log().end(), [](const std::string &l) {
+        return l.find("path checks could not start within their timeout") != std::string::npos;
+    });
+    EXPECT_GT(said, 0) << h.logText();
+    EXPECT_LE(said, 60) << "said once a second at most";
     h.checkers().release();
 }
 

@@ -70,6 +70,8 @@ struct PathIo::Request {
     void *buffer{nullptr};
     size_t blockSize{0};
     std::chrono::steady_clock::time_point submitted{};
+    /// How long opening and handing the I/O over took, on the worker.
+    std::atomic<std::chrono::steady_clock::duration> submitTook{};
 
     ~Request() { std::free(buffer); }
 };
@@ -194,8 +196,21 @@ PathIo::Id PathIo::add(std::shared_ptr<Request> request) {
     request->id = id;
     Entry &e = entries_->byId[id];
     e.request = std::move(request);
+    return id;
+}
+
+void PathIo::armDeadline(Id id) {
+    auto it = entries_->byId.find(id);
+    if (it == entries_->byId.end() || !it->second.waiting)
+        return;
+    Entry &e = it->second;
+    // The device has had the request since its submission started: the
+    // time it waited for a worker was not the device's.
     const auto timeout = e.request->timeout;
-    e.deadline = loop_.addTimer(timeout, [self = this, id, timeout] {
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        e.request->submitTook.load(std::memory_order_acquire));
+    const auto left = timeout - std::min(took, timeout);
+    e.deadline = loop_.addTimer(left, [self = this, id, timeout] {
         auto *entries = self->entries_.get();
         auto it = entries->byId.find(id);
         if (it == entries->byId.end())
@@ -207,23 +222,26 @@ PathIo::Id PathIo::add(std::shared_ptr<Request> request) {
         if (answer)
             answer();
     });
-    return id;
 }
 
 void PathIo::submit(Id id, std::function<Result<bool>()> work) {
     const auto &req = entries_->byId.at(id).request;
     const auto timeout = req->timeout;
+    // Waiting for a worker has its own bound (EAGAIN: not checked, the
+    // device is not to blame); the submission and the kernel's answer
+    // share the request's timeout, from when the submission starts.
     submitter_.run<bool>(req->devnode, Executor::Limits{timeout, timeout}, std::move(work),
                          [this, id](Result<bool> r) {
                              auto it = entries_->byId.find(id);
                              if (it == entries_->byId.end())
-                                 return;
+                                 return; // answered already (a read's event came first)
                              Entry &e = it->second;
                              if (r) {
                                  if (e.request->kind == Request::Kind::Scsi)
                                      e.readable = loop_.addReadable(
                                          e.request->fd.get(), [this, id] { onSgReadable(id); });
-                                 return; // a read's event answers it
+                                 armDeadline(id);
+                                 return; // the kernel's answer ends it
                              }
                              auto answer = e.failure(r.error().context(e.request->devnode));
                              // Still on its way in (its worker is stuck):
@@ -268,6 +286,7 @@ PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, si
     // device, unless its queue is full of hung I/O: on a worker.
     submit(id, [req]() -> Result<bool> {
         req->stage = Stage::Submitting;
+        const auto began = std::chrono::steady_clock::now();
         UniqueFd fd(::open(req->node.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
         if (!fd) {
             req->stage = Stage::Failed;
@@ -289,6 +308,7 @@ PathIo::Id PathIo::scsi(const std::string &devnode, std::vector<uint8_t> cdb, si
             return Error::fromErrno(e, req->node + ": write");
         }
         req->fd = std::move(fd);
+        req->submitTook.store(std::chrono::steady_clock::now() - began, std::memory_order_release);
         req->stage.store(Stage::InKernel, std::memory_order_release);
         return true;
     });
@@ -356,6 +376,7 @@ PathIo::Id PathIo::directRead(const std::string &devnode, std::chrono::milliseco
     const int eventFd = aio_->eventFd.get();
     submit(id, [req, ctx, eventFd]() -> Result<bool> {
         req->stage = Stage::Submitting;
+        const auto began = std::chrono::steady_clock::now();
         UniqueFd fd(::open(req->node.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
         if (!fd) {
             req->stage = Stage::Failed;
@@ -389,6 +410,7 @@ PathIo::Id PathIo::directRead(const std::string &devnode, std::chrono::milliseco
             req->stage = Stage::Failed;
             return Error::fromErrno(e, req->node + ": io_submit");
         }
+        req->submitTook.store(std::chrono::steady_clock::now() - began, std::memory_order_release);
         req->stage.store(Stage::InKernel, std::memory_order_release);
         return true;
     });

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <future>
 #include <gtest/gtest.h>
 #include <optional>
 #include <sys/stat.h>
@@ -142,6 +143,42 @@ TEST(PathIo, AHungDeviceTimesOutHoldsOneRequestAndItsNextOneIsRefusedAtOnce) {
     // A FIFO takes no O_DIRECT read: the request fails, but it was made.
     EXPECT_NE(third->code(), EBUSY) << "the orphan that ended was dropped";
     EXPECT_EQ(io.orphans(), 0u);
+}
+
+TEST(PathIo, ACheckThatWaitedForAWorkerPastItsTimeoutIsNotCheckedNotTimedOut) {
+    mpath_test::TempDir dir("pathio");
+    ManualLoop loop;
+    Executor ex(loop, {1, 1});
+    PathIo io(loop, ex);
+    // The only worker is busy (the submission of another device's I/O):
+    // a healthy device's check waits its whole timeout for it.
+    auto gate = std::make_shared<std::promise<void>>();
+    std::shared_future<void> opened = gate->get_future().share();
+    ex.submit(
+        "/dev/sdz", 1h, [opened] { opened.wait(); }, [](Result<void>) {});
+    ASSERT_TRUE(eventually([&] { return ex.stats().busy == 1; }));
+    const std::string disk = dir.file("sdb");
+    std::ofstream(disk) << std::string(4096, 'x');
+    auto c = checkers::Checker::create("directio", disk);
+    ASSERT_TRUE(c);
+    std::optional<checkers::CheckOutcome> o;
+    checkers::startCheck({loop, ex, &io}, **c, 1s, [&](checkers::CheckOutcome x) { o = x; });
+    loop.dispatch();
+    loop.advance(999ms);
+    EXPECT_FALSE(o) << "still waiting for a worker";
+    loop.advance(1ms);
+    ASSERT_TRUE(o);
+    // Not "no answer": the device was never asked, and a path whose
+    // checks cannot start is not to be failed for it.
+    EXPECT_EQ(o->state, model::CheckerState::Unchecked) << o->message;
+    EXPECT_NE(o->message.find("every worker was busy"), std::string::npos) << o->message;
+    EXPECT_NE(o->message.find(disk), std::string::npos) << o->message;
+    EXPECT_EQ(io.inFlight(), 0u) << "a request that never started leaves nothing behind";
+    gate->set_value();
+    ASSERT_TRUE(eventually([&] {
+        loop.dispatch();
+        return ex.stats().busy == 0;
+    }));
 }
 
 TEST(PathIo, ThreadsStayBoundedWhateverNumberOfDevicesHang) {

@@ -24,8 +24,11 @@ namespace mpath::sys {
 /// - Submitting (open, write, io_submit) can itself block when a device's
 ///   queue is full of hung I/O: it runs on the executor given, keyed by
 ///   device node, bounded like any job there.
-/// - Each request has a deadline: past it, \a done gets ETIMEDOUT and the
-///   request stays, as an orphan, until the kernel answers it. While a
+/// - Each request has a deadline, counted from when its submission starts
+///   (time waiting for a worker is not the device's): past it, \a done
+///   gets ETIMEDOUT and the request stays, as an orphan, until the kernel
+///   answers it. A request that waits for a worker longer than its
+///   timeout never starts, and \a done gets EAGAIN. While a
 ///   device has an orphan, a new request for it ends with EBUSY at once,
 ///   without I/O: one request per device in the kernel at a time.
 /// - \a done is always called on the loop's thread, never from inside the
@@ -89,6 +92,9 @@ private:
     /// answered (or that never reached it) are dropped first.
     Result<void> admit(const std::string &devnode);
     Id add(std::shared_ptr<Request> request);
+    /// Starts \a id's deadline once the kernel has its I/O: what is left
+    /// of its timeout after the submission.
+    void armDeadline(Id id);
     /// Submits \a id's request on the executor with \a submit.
     void submit(Id id, std::function<Result<bool>()> submit);
     void onSgReadable(Id id);
