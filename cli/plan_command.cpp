@@ -197,7 +197,7 @@ int PlanCommand::run() const {
         std::cerr << "mpathctl plan: warning: " << e.message << "\n";
     };
     if (auto wwids = mpath::state::WwidsFile(globals.wwidsFile.value).load(&fileDiags))
-        input.knownWwids = std::move(*wwids);
+        input.knownWwids = {wwids->begin(), wwids->end()};
     else
         report(wwids.error());
     if (auto bindings = mpath::state::BindingsFile(globals.bindingsFile.value).load(&fileDiags))

@@ -322,10 +322,20 @@ void Reconciler::pass() {
         return it != state.paths.end() && it->second.releasedByUdev();
     });
     // The files as last read, off the loop (StateFiles).
-    input.knownWwids = daemon_.stateFiles().knownWwids();
-    for (const auto &[wwid, rec] : state.maps)
-        if (rec.live)
-            input.knownWwids.push_back(wwid); // an existing map counts as known
+    // An existing map counts as known.
+    const auto &listed = daemon_.stateFiles().knownWwids();
+    if (all) {
+        input.knownWwids = listed;
+        for (const auto &[wwid, rec] : state.maps)
+            if (rec.live)
+                input.knownWwids.insert(wwid);
+    } else {
+        for (const auto &wwid : only) {
+            auto map = state.maps.find(wwid);
+            if (listed.count(wwid) || (map != state.maps.end() && map->second.live))
+                input.knownWwids.insert(wwid);
+        }
+    }
     input.bindings = daemon_.stateFiles().bindings();
     // An alias the other maps' plans hand out is theirs, even before the
     // bindings file holds it (a map is bound before it is made, and the

@@ -95,8 +95,9 @@ void StateFiles::reread() {
             } else {
                 Read &read = **r;
                 if (read.wwids) {
-                    changed = changed || *read.wwids != wwids_;
-                    wwids_ = std::move(*read.wwids);
+                    std::set<std::string> next(read.wwids->begin(), read.wwids->end());
+                    changed = changed || next != wwids_;
+                    wwids_ = std::move(next);
                 } else {
                     logWarning({}, read.wwids.error().message);
                 }
@@ -149,9 +150,9 @@ void StateFiles::addWwid(const std::string &wwid, const std::string &name) {
     // this daemon wrote it has it already: nothing to do. A map's every
     // status read asks, so this is what keeps that from reading the whole
     // file each time.
-    if (std::find(wwids_.begin(), wwids_.end(), wwid) != wwids_.end())
+    if (wwids_.count(wwid))
         return;
-    wwids_.push_back(wwid); // the next plan knows it already
+    wwids_.insert(wwid); // the next plan knows it already
     const std::string path = daemon_.wwidsFile();
     run<bool>(
         [path, wwid]() -> Result<bool> {
@@ -163,7 +164,7 @@ void StateFiles::addWwid(const std::string &wwid, const std::string &name) {
             // at the map's next read.
             if (!r) {
                 logWarning(aboutMap(name, wwid), r.error().message);
-                std::erase(wwids_, wwid);
+                wwids_.erase(wwid);
             }
         });
 }

@@ -7,6 +7,7 @@
 #include <mpath/state/bindings.h>
 #include <mpath/sys/event_loop.h>
 #include <mpath/sys/executor.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ public:
 
     /// The WWIDs of the wwids file, as last read and with what the daemon
     /// added since.
-    const std::vector<std::string> &knownWwids() const { return wwids_; }
+    const std::set<std::string> &knownWwids() const { return wwids_; }
     /// The bindings file, as last read and with what the daemon bound since.
     const mpath::state::Bindings &bindings() const { return bindings_; }
 
@@ -76,7 +77,7 @@ private:
     bool reading_{false};
     bool readAgain_{false};
     std::vector<std::function<void()>> readyCallbacks_;
-    std::vector<std::string> wwids_;
+    std::set<std::string> wwids_;
     mpath::state::Bindings bindings_;
     int watchFd_{-1};
     std::string watched_; ///< the files whose folders watchFd_ watches

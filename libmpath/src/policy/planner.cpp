@@ -17,10 +17,6 @@ using model::Path;
 
 namespace {
 
-bool listed(const std::vector<std::string> &v, const std::string &s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 /// The hardware handler the kernel will use. A handler the kernel has
 /// attached to a path stays, whatever the table says (dm-multipath keeps it
 /// since Linux 4.3), and the table reads back with its name: the plan names
@@ -97,7 +93,7 @@ Plan plan(const Config &config, const PlanInput &input) {
 
     Namer namer(config, input.bindings);
     for (auto &wp : byWwid(std::move(kept))) {
-        bool known = listed(input.knownWwids, wp.wwid);
+        bool known = input.knownWwids.count(wp.wwid) > 0;
         for (const auto &m : config.multipaths)
             known = known || m.wwid == wp.wwid;
         FindMultipathsInput in;

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,7 @@ struct PlanInput {
     /// Devices discovery could not describe.
     std::vector<discovery::Issue> issues;
     /// WWIDs known to be multipathed (the wwids file), for find_multipaths.
-    std::vector<std::string> knownWwids;
+    std::set<std::string> knownWwids;
     /// The bindings file, for user_friendly_names.
     state::Bindings bindings;
 };
