@@ -13,6 +13,7 @@
 #include <mpath/dm/table.h>
 #include <set>
 #include <sys/vfs.h>
+#include <utility>
 
 namespace mpathd {
 
@@ -131,6 +132,13 @@ void Reconciler::run() {
 void Reconciler::park(MapRecord &rec, mpath::dm::UdevCookie cookie) {
     if (!cookie)
         return; // no udev to wait for
+    const auto seen = std::exchange(rec.udevSeen, std::nullopt);
+    if (seen == cookie.base()) {
+        // Its uevent came before the loop learnt that the call ended.
+        logDebug(aboutMap(rec.name, rec.wwid), "udev was done with this change already");
+        daemon_.dmOps().releaseCookie(rec.wwid, cookie, false);
+        return;
+    }
     rec.udevCookie = cookie;
     parked_[rec.wwid] = cookie;
     const std::string wwid = rec.wwid;
@@ -163,8 +171,15 @@ void Reconciler::unpark(MapRecord &rec, bool force) {
 void Reconciler::udevEvent(const std::string &wwid, uint32_t cookie) {
     auto &maps = daemon_.mutableState().maps;
     auto it = maps.find(wwid);
-    if (it == maps.end() || !it->second.parked() ||
-        it->second.udevCookie.base() != (cookie & 0xffff))
+    if (it == maps.end())
+        return;
+    if (!it->second.parked()) {
+        // Perhaps that of a create or reload whose end the loop has not
+        // learnt yet: it is not to be waited for then.
+        it->second.udevSeen = static_cast<uint16_t>(cookie & 0xffff);
+        return;
+    }
+    if (it->second.udevCookie.base() != (cookie & 0xffff))
         return;
     logDebug(aboutMap(it->second.name, wwid), "udev is done with its last change");
     unpark(it->second, false);

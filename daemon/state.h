@@ -92,7 +92,11 @@ struct MapRecord {
     /// carries it arrived: it is parked, changes wait to go as one.
     mpath::dm::UdevCookie udevCookie;
     mpath::sys::EventLoop::SourcePtr udevTimer; ///< gives up waiting for it
-    bool dirty{false};                          ///< plan again once the running operation ends
+    /// The cookie (its low 16 bits) of a uevent of this map that came while
+    /// it was not parked: udev can be done with a create or reload before
+    /// the loop learns that the call ended.
+    std::optional<uint16_t> udevSeen;
+    bool dirty{false};        ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right
     /// The last pass (Counters::plans) that acted on it rather than waiting
     /// for a running operation: what it asked for is under way from then.

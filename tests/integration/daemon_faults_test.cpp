@@ -6,6 +6,7 @@
 #include "map_policies.h"
 
 #include <algorithm>
+#include <atomic>
 #include <fcntl.h>
 #include <future>
 #include <sys/stat.h>
@@ -586,6 +587,41 @@ TEST(DaemonFaults, AMapParkedOnItsUeventGetsOneOperationForABurstOfPathAdds) {
     for (const char *devt : {"8:96", "8:112", "8:128"})
         EXPECT_NE(t.find(devt), std::string::npos) << devt << " in " << t;
     EXPECT_EQ(h.count("release "), 2u) << "each cookie released once";
+    onFake(h, [](auto &dm) { EXPECT_EQ(dm.cookiesOut(), 0u); });
+}
+
+TEST(DaemonFaults, AUeventHandledBeforeTheEndOfItsReloadIsNotWaitedForAgain) {
+    DaemonHarness h;
+    start(h, "");
+    h.holdUdev(true); // its uevent is broadcast by hand, at the worst time
+    auto gate = std::make_shared<std::promise<void>>();
+    std::shared_future<void> opened = gate->get_future().share();
+    auto reached = std::make_shared<std::atomic<bool>>(false);
+    h.dm().setAfterHook([opened, reached](const std::string &op, const std::string &name) {
+        if (op == "reload" && name == kMapA && !reached->exchange(true))
+            opened.wait();
+    });
+    h.clearCalls();
+    h.addDisk("sdf", 80, 3, kMapA, "standby");
+    h.inject("add", "sdf");
+    ASSERT_TRUE(h.advanceUntil([&] { return reached->load(); }, 5s)) << h.logText();
+    // The reload has returned in its worker; udev is quick, and the loop
+    // handles the map's uevent before it learns that the reload ended.
+    ASSERT_TRUE(h.broadcastMapEvents());
+    h.drain();
+    gate->set_value();
+    h.advance(1s);
+    ASSERT_EQ(h.count("reload 36001405aaaa"), 1u) << h.logText();
+    // The next change of the map goes at once: nothing is parked.
+    h.addDisk("sdg", 96, 4, kMapA, "standby");
+    h.inject("add", "sdg");
+    h.advance(2s);
+    EXPECT_EQ(h.count("reload 36001405aaaa"), 2u) << "its uevent came already: no wait for it\n"
+                                                  << h.logText();
+    h.holdUdev(false);
+    h.settle();
+    h.advance(31s);
+    EXPECT_FALSE(h.logged("udev did not process its uevent")) << h.logText();
     onFake(h, [](auto &dm) { EXPECT_EQ(dm.cookiesOut(), 0u); });
 }
 

@@ -81,16 +81,26 @@ Result<dm::UdevCookie> SerializedDeviceMapper::createAsync(const std::string &na
                                                            const std::vector<dm::TargetLine> &t,
                                                            dm::MapUevent uevent) {
     before("create", name);
-    sys::MutexLock lock(mutex_);
-    return inner_->createAsync(name, uuid, t, uevent);
+    auto r = [&] {
+        sys::MutexLock lock(mutex_);
+        return inner_->createAsync(name, uuid, t, uevent);
+    }();
+    if (afterHook_)
+        afterHook_("create", name);
+    return r;
 }
 
 Result<dm::UdevCookie> SerializedDeviceMapper::reloadAsync(const std::string &name,
                                                            const std::vector<dm::TargetLine> &t,
                                                            dm::MapUevent uevent) {
     before("reload", name);
-    sys::MutexLock lock(mutex_);
-    return inner_->reloadAsync(name, t, uevent);
+    auto r = [&] {
+        sys::MutexLock lock(mutex_);
+        return inner_->reloadAsync(name, t, uevent);
+    }();
+    if (afterHook_)
+        afterHook_("reload", name);
+    return r;
 }
 
 Result<void> SerializedDeviceMapper::releaseCookie(dm::UdevCookie cookie, bool force) {

@@ -21,6 +21,10 @@ public:
 
     /// Sets the hook (before the executor starts calling).
     void setHook(Hook hook) { hook_ = std::move(hook); }
+    /// Sets a hook that runs when a create or reload ("create", "reload")
+    /// has returned, outside the lock and before its caller goes on: a test
+    /// can have udev answer before the loop learns that the call ended.
+    void setAfterHook(Hook hook) { afterHook_ = std::move(hook); }
 
     Result<std::vector<dm::Device>> listMultipath() override;
     Result<dm::Device> info(const std::string &name) override;
@@ -60,6 +64,7 @@ private:
     sys::Mutex mutex_; ///< protects every call into inner_
     std::shared_ptr<dm::DeviceMapper> inner_ MPATH_GUARDED_BY(mutex_);
     Hook hook_;
+    Hook afterHook_;
 };
 
 } // namespace mpath::testing
