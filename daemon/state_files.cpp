@@ -147,9 +147,8 @@ void StateFiles::onWatch() {
 
 void StateFiles::addWwid(const std::string &wwid, const std::string &name) {
     // The file as last read (it is read again whenever it changes) or as
-    // this daemon wrote it has it already: nothing to do. A map's every
-    // status read asks, so this is what keeps that from reading the whole
-    // file each time.
+    // this daemon wrote it has it already: nothing to do, and no read of
+    // the whole file (every map made or adopted asks).
     if (wwids_.count(wwid))
         return;
     wwids_.insert(wwid); // the next plan knows it already
