@@ -8,6 +8,7 @@
 #include "path_tracker.h"
 #include "state_files.h"
 
+#include <algorithm>
 #include <fstream>
 #include <linux/magic.h>
 #include <mpath/dm/table.h>
@@ -53,9 +54,23 @@ std::string tableOf(const std::vector<mpath::dm::TargetLine> &targets) {
     return std::to_string(t.start) + " " + std::to_string(t.length) + " " + t.type + " " + t.params;
 }
 
+/// A group's paths with their arguments, in one order.
+std::vector<std::pair<dev_t, std::vector<std::string>>> pathSet(const mpath::model::PathGroup &g) {
+    std::vector<std::pair<dev_t, std::vector<std::string>>> out;
+    out.reserve(g.paths.size());
+    for (const auto &p : g.paths)
+        out.emplace_back(p.devt, p.pathArgs);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 /// The parts of a table the kernel keeps as given: features, handler,
-/// groups with selector and arguments, paths. Not the group I/O goes to
-/// now (the kernel prints it as the initial group), nor any state.
+/// groups in order with selector and arguments, and each group's paths.
+/// Not the order of the paths in a group: another daemon lists them as it
+/// found them, and a reload only for that would suspend I/O for nothing
+/// (multipath-tools compares groups by their paths likewise). Not the
+/// group I/O goes to now (the kernel prints it as the initial group), nor
+/// any state.
 bool sameStructure(const Map &a, const Map &b) {
     if (a.features != b.features || a.hwHandler != b.hwHandler ||
         a.hwHandlerArgs != b.hwHandlerArgs || a.groups.size() != b.groups.size())
@@ -66,9 +81,8 @@ bool sameStructure(const Map &a, const Map &b) {
         if (x.selector != y.selector || x.selectorArgs != y.selectorArgs ||
             x.pathArgs != y.pathArgs || x.paths.size() != y.paths.size())
             return false;
-        for (size_t p = 0; p < x.paths.size(); ++p)
-            if (x.paths[p].devt != y.paths[p].devt || x.paths[p].pathArgs != y.paths[p].pathArgs)
-                return false;
+        if (pathSet(x) != pathSet(y))
+            return false;
     }
     return true;
 }

@@ -285,6 +285,41 @@ TEST(DaemonFaults, AnAdoptedMapWithoutQueueingGetsItByAMessageNotAReload) {
     EXPECT_TRUE(h.called("message 36001405aaaa queue_if_no_path"));
 }
 
+TEST(DaemonFaults, AnAdoptedMapWhosePathsAreListedInAnotherOrderIsNotReloaded) {
+    // multipathd lists a group's paths in the order it found them; the
+    // plan lists them by name. The group is the same, and multipath-tools
+    // does not reload for that either.
+    DaemonHarness h;
+    start(h, " path_grouping_policy multibus\n");
+    const std::string before = h.table(kMapA);
+    const auto b = before.find("8:16 1"), c = before.find("8:32 1");
+    ASSERT_TRUE(b != std::string::npos && c != std::string::npos && b < c) << before;
+    onFake(h, [](auto &dm) {
+        auto t = dm.table(kMapA);
+        ASSERT_TRUE(t);
+        auto &params = t->front().params;
+        const auto x = params.find("8:16 1"), y = params.find("8:32 1");
+        params.replace(y, 6, "8:16 1");
+        params.replace(x, 6, "8:32 1");
+        ASSERT_TRUE(dm.reload(kMapA, *t));
+        ASSERT_TRUE(dm.resume(kMapA));
+    });
+    const std::string swapped = h.table(kMapA);
+    ASSERT_LT(swapped.find("8:32 1"), swapped.find("8:16 1")) << swapped;
+    h.clearCalls();
+    h.restart();
+    h.settle();
+    h.advance(12s);
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_EQ(h.table(kMapA), swapped);
+    // A path that joins later makes a reload, which may list them anew.
+    h.addDisk("sdf", 80, 1, kMapA, "active/optimized");
+    h.inject("add", "sdf");
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405aaaa")) << h.logText();
+    EXPECT_NE(h.table(kMapA).find("8:80"), std::string::npos);
+}
+
 // --- a map lives in the daemon as long as in the kernel --------------------
 
 TEST(DaemonFaults, AnOpenMapWithoutPathsQueuesForItsCountThenFailsAndIsKnownUntilItGoes) {
