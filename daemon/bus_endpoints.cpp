@@ -24,9 +24,51 @@ constexpr const char *kDisconnected = "type='signal',sender='org.freedesktop.DBu
                                       "interface='org.freedesktop.DBus.Local',"
                                       "member='Disconnected'";
 
+constexpr const char *kConnected = "type='signal',sender='org.freedesktop.DBus.Local',"
+                                   "interface='org.freedesktop.DBus.Local',"
+                                   "member='Connected'";
+
+int onSystemConnect(sd_bus_message *, void *self, sd_bus_error *) {
+    static_cast<BusEndpoints *>(self)->systemConnected();
+    return 0;
+}
+
 int onSystemDisconnect(sd_bus_message *, void *self, sd_bus_error *) {
     static_cast<BusEndpoints *>(self)->systemDisconnected();
     return 0;
+}
+
+/// The bus's answer to RequestName. sd-bus's own handler closes the
+/// connection on an error and says why only at debug level; this one says
+/// it, and keeps the connection when the name only waits its turn.
+int onNameRequested(sd_bus_message *m, void *self, sd_bus_error *) {
+    auto *e = static_cast<BusEndpoints *>(self);
+    if (sd_bus_message_is_method_error(m, nullptr)) {
+        const sd_bus_error *err = sd_bus_message_get_error(m);
+        e->nameRefused(
+            std::string(err && err->name ? err->name : "error") + ": " +
+            (err && err->message ? err->message : strerror(sd_bus_message_get_errno(m))));
+        return 1;
+    }
+    uint32_t reply = 0;
+    if (sd_bus_message_read(m, "u", &reply) < 0) {
+        e->nameRefused("an answer that cannot be read");
+        return 1;
+    }
+    switch (reply) {
+    case 1: // DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
+    case 4: // DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
+        logDebug({}, std::string("system bus: owns ") + BusService::kBusName);
+        break;
+    case 2: // DBUS_REQUEST_NAME_REPLY_IN_QUEUE
+        logWarning({}, std::string("system bus: another process owns ") + BusService::kBusName +
+                           "; mpathd answers there once it lets it go");
+        break;
+    default:
+        e->nameRefused("reply " + std::to_string(reply));
+        break;
+    }
+    return 1;
 }
 
 } // namespace
@@ -110,13 +152,21 @@ void BusEndpoints::connectSystemBus() {
     if (r >= 0)
         r = sd_bus_add_match(bus, &systemDisconnect_, kDisconnected, &onSystemDisconnect, this);
     if (r >= 0)
+        r = sd_bus_add_match(bus, &systemConnect_, kConnected, &onSystemConnect, this);
+    if (r >= 0)
         r = service_.attach(bus, false);
     if (r >= 0)
-        r = sd_bus_request_name_async(bus, nullptr, BusService::kBusName, 0, nullptr, nullptr);
+        // Queued behind an owner that is still going away (a daemon
+        // restarted at once): sd-bus's default would refuse it instead,
+        // and close the connection.
+        r = sd_bus_request_name_async(bus, nullptr, BusService::kBusName, SD_BUS_NAME_QUEUE,
+                                      &onNameRequested, this);
     if (r < 0) {
         logWarning({}, std::string("system bus: ") + strerror(-r) + "; trying again in 10 s");
         sd_bus_slot_unref(systemDisconnect_);
         systemDisconnect_ = nullptr;
+        sd_bus_slot_unref(systemConnect_);
+        systemConnect_ = nullptr;
         if (bus) {
             service_.detach(bus);
             (void)sd_bus_detach_event(bus);
@@ -127,12 +177,16 @@ void BusEndpoints::connectSystemBus() {
         return;
     }
     system_ = bus;
+    systemReady_ = false;
+    connecting_ = std::chrono::steady_clock::now();
     logDebug({}, "system bus: connecting");
 }
 
 void BusEndpoints::dropSystemBus() {
     sd_bus_slot_unref(systemDisconnect_);
     systemDisconnect_ = nullptr;
+    sd_bus_slot_unref(systemConnect_);
+    systemConnect_ = nullptr;
     if (system_) {
         service_.detach(system_);
         (void)sd_bus_detach_event(system_);
@@ -150,13 +204,37 @@ int BusEndpoints::onRetry(sd_event_source *s, uint64_t, void *self) {
     return 0;
 }
 
+void BusEndpoints::systemConnected() {
+    systemReady_ = true;
+    logDebug({}, "system bus: connected");
+}
+
 void BusEndpoints::systemDisconnected() {
-    auto *e = this;
-    logWarning({}, "system bus: disconnected; connecting again in 10 s");
+    if (retry_)
+        return; // said already (a refused name, then its disconnect)
+    if (systemReady_) {
+        logWarning({}, "system bus: disconnected; connecting again in 10 s");
+    } else {
+        const auto s = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - connecting_)
+                           .count();
+        logWarning({}, "system bus: the connection closed before the bus accepted it (" +
+                           std::to_string(s / 1000) + "." + std::to_string(s % 1000 / 100) +
+                           " s after it began: the bus refused it or did not answer in "
+                           "time); connecting again in 10 s");
+    }
     // Dropped by the timer, not from inside the bus's own callback.
-    if (!e->retry_)
-        (void)sd_event_add_time_relative(e->event_, &e->retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
-                                         &BusEndpoints::onRetry, e);
+    (void)sd_event_add_time_relative(event_, &retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
+                                     &BusEndpoints::onRetry, this);
+}
+
+void BusEndpoints::nameRefused(const std::string &why) {
+    if (retry_)
+        return;
+    logWarning({}, std::string("system bus: cannot own ") + BusService::kBusName + " (" + why +
+                       "); connecting again in 10 s");
+    (void)sd_event_add_time_relative(event_, &retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
+                                     &BusEndpoints::onRetry, this);
 }
 
 int BusEndpoints::onAccept(sd_event_source *, int fd, uint32_t, void *self) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mpath/error.h>
 #include <string>
@@ -38,7 +39,9 @@ public:
 
     // For the sd-bus callbacks of bus_endpoints.cpp.
     struct Peer;
+    void systemConnected();
     void systemDisconnected();
+    void nameRefused(const std::string &why);
     void peerDisconnected(Peer *peer);
 
 private:
@@ -51,6 +54,9 @@ private:
     sd_event *event_;
     sd_bus *system_{nullptr};
     sd_bus_slot *systemDisconnect_{nullptr};
+    sd_bus_slot *systemConnect_{nullptr};
+    bool systemReady_{false}; ///< the bus said Hello back
+    std::chrono::steady_clock::time_point connecting_;
     sd_event_source *retry_{nullptr};
     int listenFd_{-1};
     std::string socketPath_;

@@ -169,3 +169,99 @@ TEST_F(PrivateSocket, AClosedConnectionLeavesNothingBehind) {
         << "heap in use grew from " << before << " to " << after << " bytes over " << kConnections
         << " connections";
 }
+
+namespace {
+
+/// The endpoints against a system bus (its own dbus-daemon) whose policy
+/// has \a policy for mpathd's name.
+class SystemBus : public ::testing::Test {
+protected:
+    void start(const std::string &policy) {
+        const auto dir = h_.dir().path();
+        const std::string address = "unix:path=" + (dir / "system_bus").string();
+        mpath_test::writeFile(dir / "bus.conf",
+                              "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus "
+                              "Configuration 1.0//EN\"\n"
+                              " \"http://www.freedesktop.org/standards/dbus/1.0/"
+                              "busconfig.dtd\">\n"
+                              "<busconfig><type>system</type><listen>" +
+                                  address +
+                                  "</listen><auth>EXTERNAL</auth>"
+                                  "<policy context=\"default\"><allow user=\"*\"/>"
+                                  "<allow send_destination=\"*\"/>"
+                                  "<allow receive_sender=\"*\"/>" +
+                                  policy + "</policy></busconfig>\n");
+        bus_ = mpathd_test::Child({"/usr/bin/dbus-daemon", "--nofork", "--nopidfile",
+                                   "--config-file=" + (dir / "bus.conf").string()});
+        ASSERT_TRUE(bus_.running());
+        for (int i = 0; i < 200 && !std::filesystem::exists(dir / "system_bus"); ++i)
+            std::this_thread::sleep_for(10ms);
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", address.c_str(), 1);
+        h_.config(mpathd_test::kConfig);
+        h_.addDisk("sdb", 16, 1, mpathd_test::kMapA, "active/optimized");
+        h_.start();
+        h_.settle();
+        ASSERT_GE(sd_event_new(&event_), 0);
+        service_ = std::make_unique<mpathd::BusService>(h_.daemon());
+        endpoints_ = std::make_unique<mpathd::BusEndpoints>(*service_, event_);
+        auto r = endpoints_->start((dir / "bus").string());
+        ASSERT_TRUE(r) << r.error().message;
+    }
+
+    void TearDown() override {
+        endpoints_.reset();
+        service_.reset();
+        sd_event_unref(event_);
+        unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+    }
+
+    /// Runs the endpoints' loop until \a text is logged, at most 10 s.
+    bool runUntilLogged(const std::string &text) {
+        for (int i = 0; i < 1000 && !h_.logged(text); ++i)
+            (void)sd_event_run(event_, 10000);
+        return h_.logged(text);
+    }
+
+    mpathd_test::DaemonHarness h_;
+    mpathd_test::Child bus_;
+    sd_event *event_{nullptr};
+    std::unique_ptr<mpathd::BusService> service_;
+    std::unique_ptr<mpathd::BusEndpoints> endpoints_;
+};
+
+TEST_F(SystemBus, ANameTheBusRefusesIsSaidWithTheBusReason) {
+    // sd-bus's own handler would close the connection and say why only at
+    // debug level: the admin would read only "disconnected".
+    start("<deny own=\"org.mpathd.Multipath1\"/>");
+    EXPECT_TRUE(runUntilLogged("system bus: cannot own org.mpathd.Multipath1 "
+                               "(org.freedesktop.DBus.Error.AccessDenied: "))
+        << h_.logText();
+    EXPECT_TRUE(h_.logged("connecting again in 10 s")) << h_.logText();
+    EXPECT_FALSE(h_.logged("disconnected")) << "said once, with its reason\n" << h_.logText();
+}
+
+TEST_F(SystemBus, ANameAnotherProcessOwnsIsWaitedForAndSaid) {
+    start("<allow own=\"*\"/>");
+    sd_bus *other = nullptr;
+    ASSERT_GE(sd_bus_open_system(&other), 0);
+    ASSERT_GE(sd_bus_request_name(other, mpathd::BusService::kBusName, 0), 0);
+    EXPECT_TRUE(runUntilLogged("system bus: another process owns org.mpathd.Multipath1"))
+        << h_.logText();
+    // It lets go: mpathd owns it, on the connection it kept.
+    ASSERT_GE(sd_bus_release_name(other, mpathd::BusService::kBusName), 0);
+    bool owned = false;
+    for (int i = 0; i < 500 && !owned; ++i) {
+        (void)sd_event_run(event_, 10000);
+        sd_bus_creds *c = nullptr;
+        if (sd_bus_get_name_creds(other, mpathd::BusService::kBusName, SD_BUS_CREDS_PID, &c) >= 0) {
+            pid_t pid = 0;
+            owned = sd_bus_creds_get_pid(c, &pid) >= 0 && pid == getpid();
+            sd_bus_creds_unref(c);
+        }
+    }
+    EXPECT_TRUE(owned) << h_.logText();
+    EXPECT_FALSE(h_.logged("disconnected")) << h_.logText();
+    sd_bus_flush_close_unref(other);
+}
+
+} // namespace
