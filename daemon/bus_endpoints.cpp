@@ -206,26 +206,32 @@ int BusEndpoints::onRetry(sd_event_source *s, uint64_t, void *self) {
 
 void BusEndpoints::systemConnected() {
     systemReady_ = true;
+    reconnectDelay_ = kFirstReconnect;
     logDebug({}, "system bus: connected");
 }
 
 void BusEndpoints::systemDisconnected() {
     if (retry_)
         return; // said already (a refused name, then its disconnect)
+    // The first time at once (a bus that restarted), then every 10 s.
+    const auto delay = std::exchange(reconnectDelay_, kReconnect);
+    const std::string again = "; connecting again in " + std::to_string(delay.count()) + " s";
     if (systemReady_) {
-        logWarning({}, "system bus: disconnected; connecting again in 10 s");
+        logWarning({}, "system bus: disconnected" + again);
     } else {
         const auto s = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - connecting_)
                            .count();
         logWarning({}, "system bus: the connection closed before the bus accepted it (" +
                            std::to_string(s / 1000) + "." + std::to_string(s % 1000 / 100) +
-                           " s after it began: the bus refused it or did not answer in "
-                           "time); connecting again in 10 s");
+                           " s after it began: the bus refused it or did not answer in time)" +
+                           again);
     }
     // Dropped by the timer, not from inside the bus's own callback.
-    (void)sd_event_add_time_relative(event_, &retry_, CLOCK_MONOTONIC, 10 * 1000000, 0,
-                                     &BusEndpoints::onRetry, this);
+    (void)sd_event_add_time_relative(
+        event_, &retry_, CLOCK_MONOTONIC,
+        std::chrono::duration_cast<std::chrono::microseconds>(delay).count(), 0,
+        &BusEndpoints::onRetry, this);
 }
 
 void BusEndpoints::nameRefused(const std::string &why) {

@@ -57,6 +57,8 @@ private:
     sd_bus_slot *systemConnect_{nullptr};
     bool systemReady_{false}; ///< the bus said Hello back
     std::chrono::steady_clock::time_point connecting_;
+    static constexpr std::chrono::seconds kFirstReconnect{1}, kReconnect{10};
+    std::chrono::seconds reconnectDelay_{kFirstReconnect}; ///< after the next disconnect
     sd_event_source *retry_{nullptr};
     int listenFd_{-1};
     std::string socketPath_;

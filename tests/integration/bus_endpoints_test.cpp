@@ -191,11 +191,7 @@ protected:
                                   "<allow send_destination=\"*\"/>"
                                   "<allow receive_sender=\"*\"/>" +
                                   policy + "</policy></busconfig>\n");
-        bus_ = mpathd_test::Child({"/usr/bin/dbus-daemon", "--nofork", "--nopidfile",
-                                   "--config-file=" + (dir / "bus.conf").string()});
-        ASSERT_TRUE(bus_.running());
-        for (int i = 0; i < 200 && !std::filesystem::exists(dir / "system_bus"); ++i)
-            std::this_thread::sleep_for(10ms);
+        startBus();
         setenv("DBUS_SYSTEM_BUS_ADDRESS", address.c_str(), 1);
         h_.config(mpathd_test::kConfig);
         h_.addDisk("sdb", 16, 1, mpathd_test::kMapA, "active/optimized");
@@ -208,11 +204,53 @@ protected:
         ASSERT_TRUE(r) << r.error().message;
     }
 
+    void startBus() {
+        const auto dir = h_.dir().path();
+        std::filesystem::remove(dir / "system_bus");
+        bus_ = mpathd_test::Child({"/usr/bin/dbus-daemon", "--nofork", "--nopidfile",
+                                   "--config-file=" + (dir / "bus.conf").string()});
+        ASSERT_TRUE(bus_.running());
+        for (int i = 0; i < 200 && !std::filesystem::exists(dir / "system_bus"); ++i)
+            std::this_thread::sleep_for(10ms);
+    }
+
     void TearDown() override {
         endpoints_.reset();
         service_.reset();
         sd_event_unref(event_);
         unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+    }
+
+    /// Whether this process owns mpathd's name on the bus (asked from a
+    /// connection of its own).
+    static bool owned() {
+        sd_bus *b = nullptr;
+        sd_bus_creds *c = nullptr;
+        pid_t pid = 0;
+        const bool yes =
+            sd_bus_open_system(&b) >= 0 &&
+            sd_bus_get_name_creds(b, mpathd::BusService::kBusName, SD_BUS_CREDS_PID, &c) >= 0 &&
+            sd_bus_creds_get_pid(c, &pid) >= 0 && pid == getpid();
+        sd_bus_creds_unref(c);
+        sd_bus_flush_close_unref(b);
+        return yes;
+    }
+
+    /// Runs the endpoints' loop until this process owns the name, at most
+    /// \a ms milliseconds. \return how long it took, or -1
+    long runUntilOwned(long ms) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto spent = [&t0] {
+            return std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - t0)
+                .count();
+        };
+        while (spent() < ms) {
+            (void)sd_event_run(event_, 20000);
+            if (owned())
+                return spent();
+        }
+        return -1;
     }
 
     /// Runs the endpoints' loop until \a text is logged, at most 10 s.
@@ -249,19 +287,21 @@ TEST_F(SystemBus, ANameAnotherProcessOwnsIsWaitedForAndSaid) {
         << h_.logText();
     // It lets go: mpathd owns it, on the connection it kept.
     ASSERT_GE(sd_bus_release_name(other, mpathd::BusService::kBusName), 0);
-    bool owned = false;
-    for (int i = 0; i < 500 && !owned; ++i) {
-        (void)sd_event_run(event_, 10000);
-        sd_bus_creds *c = nullptr;
-        if (sd_bus_get_name_creds(other, mpathd::BusService::kBusName, SD_BUS_CREDS_PID, &c) >= 0) {
-            pid_t pid = 0;
-            owned = sd_bus_creds_get_pid(c, &pid) >= 0 && pid == getpid();
-            sd_bus_creds_unref(c);
-        }
-    }
-    EXPECT_TRUE(owned) << h_.logText();
+    EXPECT_GE(runUntilOwned(5000), 0) << h_.logText();
     EXPECT_FALSE(h_.logged("disconnected")) << h_.logText();
     sd_bus_flush_close_unref(other);
+}
+
+TEST_F(SystemBus, ARestartedBusIsFoundAgainWithinAboutASecond) {
+    start("<allow own=\"*\"/>");
+    ASSERT_GE(runUntilOwned(5000), 0) << h_.logText();
+    bus_ = mpathd_test::Child(); // stopped
+    ASSERT_TRUE(runUntilLogged("system bus: disconnected; connecting again in 1 s"))
+        << h_.logText();
+    startBus();
+    const long ms = runUntilOwned(8000);
+    EXPECT_GE(ms, 0) << h_.logText();
+    EXPECT_LT(ms, 3000) << "not 10 s for a bus that restarted\n" << h_.logText();
 }
 
 } // namespace
