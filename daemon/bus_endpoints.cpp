@@ -45,6 +45,13 @@ int onNameRequested(sd_bus_message *m, void *self, sd_bus_error *) {
     auto *e = static_cast<BusEndpoints *>(self);
     if (sd_bus_message_is_method_error(m, nullptr)) {
         const sd_bus_error *err = sd_bus_message_get_error(m);
+        if (sd_bus_error_has_name(err, SD_BUS_ERROR_NO_REPLY)) {
+            // sd-bus's own timeout: the bus was slow, not against it.
+            logWarning({}, std::string("system bus: no answer to the request for ") +
+                               BusService::kBusName + " in time; asking again");
+            e->requestName();
+            return 1;
+        }
         e->nameRefused(
             std::string(err && err->name ? err->name : "error") + ": " +
             (err && err->message ? err->message : strerror(sd_bus_message_get_errno(m))));
@@ -155,12 +162,6 @@ void BusEndpoints::connectSystemBus() {
         r = sd_bus_add_match(bus, &systemConnect_, kConnected, &onSystemConnect, this);
     if (r >= 0)
         r = service_.attach(bus, false);
-    if (r >= 0)
-        // Queued behind an owner that is still going away (a daemon
-        // restarted at once): sd-bus's default would refuse it instead,
-        // and close the connection.
-        r = sd_bus_request_name_async(bus, nullptr, BusService::kBusName, SD_BUS_NAME_QUEUE,
-                                      &onNameRequested, this);
     if (r < 0) {
         logWarning({}, std::string("system bus: ") + strerror(-r) + "; trying again in 10 s");
         sd_bus_slot_unref(systemDisconnect_);
@@ -208,6 +209,21 @@ void BusEndpoints::systemConnected() {
     systemReady_ = true;
     reconnectDelay_ = kFirstReconnect;
     logDebug({}, "system bus: connected");
+    // Asked once the bus accepted the connection: a request sent with the
+    // connection would spend its time (sd-bus's 25 s) waiting for that.
+    requestName();
+}
+
+void BusEndpoints::requestName() {
+    if (!system_)
+        return;
+    // Queued behind an owner that is still going away (a daemon restarted
+    // at once): sd-bus's default would refuse it instead, and close the
+    // connection.
+    if (int r = sd_bus_request_name_async(system_, nullptr, BusService::kBusName, SD_BUS_NAME_QUEUE,
+                                          &onNameRequested, this);
+        r < 0)
+        nameRefused(std::string("cannot ask for it: ") + strerror(-r));
 }
 
 void BusEndpoints::systemDisconnected() {

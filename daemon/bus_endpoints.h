@@ -42,6 +42,7 @@ public:
     void systemConnected();
     void systemDisconnected();
     void nameRefused(const std::string &why);
+    void requestName();
     void peerDisconnected(Peer *peer);
 
 private:
