@@ -104,12 +104,13 @@ host_request() {
 host_qmp() { host_request "{\"qmp\": $1}"; }
 
 # host_unplug ID / host_replug ID: hot-remove a virtio-scsi disk (vdisk0,
-# vdisk1) from the host side, and plug it back with the same identity.
+# vdisk1; vdata0, vdata1 in the root filesystem guest) from the host side,
+# and plug it back with the same identity.
 host_unplug() { host_request "{\"unplug\": \"$1\"}"; }
 host_replug() { host_request "{\"replug\": \"$1\"}"; }
 
 # host_hang ID / host_resume ID: the host holds the reads and writes the
-# virtio-scsi disk ID (vdisk0, vdisk1) receives from now on (all but the
+# virtio-scsi disk ID (as for host_unplug) receives from now on (all but the
 # first), without answering: a path whose I/O hangs, not fails (QEMU's
 # I/O throttling at one byte a second). host_resume lets them complete.
 # Keep a hang under the guest's 30 s SCSI command timeout.

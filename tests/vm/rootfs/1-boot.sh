@@ -4,8 +4,9 @@
 # (dm-lmpath, DKMS-built for both kernels), mpathd active, the initramfs'
 # maps taken over without a reload and without an I/O error; udev shows the
 # claim properties on the paths and the map; LVM made on the data LUN's
-# map uses the map, never a path; a path hot-removed and added back from
-# the host rejoins while / takes writes; the package upgrades in place.
+# map uses the map, never a path; a path of each LUN hot-removed and added
+# back from the host rejoins while / and an LV take writes; the package
+# upgrades in place.
 # lab-boot: paths=2
 # lab-timeout: 900
 . /lab/lib.sh
@@ -65,16 +66,28 @@ pvs --noheadings -o pv_name > "$RESULTS/pvs.txt" 2>&1
 [ "$(tr -d ' ' < "$RESULTS/pvs.txt")" = /dev/mapper/mpathb ] || die "pvs lists: $(cat "$RESULTS/pvs.txt")"
 echo "labvg data $(blkid -s UUID -o value /dev/labvg/data)" > /root/lvm-made
 
-# A path goes away under writes to / and comes back.
+# A path of each LUN goes away under writes to / and to the LV, and
+# comes back.
 ( for i in $(seq 40); do dd if=/dev/urandom of=/root/w.$((i % 4)) bs=64k count=16 conv=fsync status=none || exit 1; done ) &
 writer=$!
+lvcreate -q -y -L 32M -n scratch labvg || die "lvcreate labvg/scratch failed"
+( for i in $(seq 40); do dd if=/dev/urandom of=/dev/labvg/scratch bs=64k count=8 seek=$((i * 8)) oflag=direct status=none || exit 1; done ) &
+lvwriter=$!
+dmb=$(basename "$(readlink -f /dev/mapper/mpathb)")
 host_unplug vdisk1 > /dev/null || die "the host could not remove vdisk1"
-wait_until 60 sh -c '[ "$(ls /sys/block/'"$dm"'/slaves | wc -l)" -eq 1 ]' || die "mpatha kept $(paths_of mpatha | tr '\n' ' ') after the unplug"
-host_replug vdisk1 > /dev/null || die "the host could not add vdisk1 back"
-wait_until 90 sh -c '[ "$(ls /sys/block/'"$dm"'/slaves | wc -l)" -eq 2 ]' || die "the path did not rejoin mpatha: $(paths_of mpatha | tr '\n' ' ')"
-wait_until 60 sh -c "! dmsetup status mpatha | grep -q ' F '" || die "a path of mpatha stays failed: $(dmsetup status mpatha)"
+host_unplug vdata1 > /dev/null || die "the host could not remove vdata1"
+wait_until 60 sh -c "[ \$(ls /sys/block/$dm/slaves | wc -l) -eq 1 ] && [ \$(ls /sys/block/$dmb/slaves | wc -l) -eq 1 ]" ||
+	die "the maps kept paths after the unplug: mpatha $(paths_of mpatha | tr '\n' ' '), mpathb $(paths_of mpathb | tr '\n' ' ')"
+host_replug vdisk1 > "$RESULTS/replug.reply" || die "the host could not add vdisk1 back: $(cat "$RESULTS/replug.reply")"
+host_replug vdata1 > "$RESULTS/replug.reply" || die "the host could not add vdata1 back: $(cat "$RESULTS/replug.reply")"
+wait_until 90 sh -c "[ \$(ls /sys/block/$dm/slaves | wc -l) -eq 2 ] && [ \$(ls /sys/block/$dmb/slaves | wc -l) -eq 2 ]" ||
+	die "a path did not rejoin: mpatha $(paths_of mpatha | tr '\n' ' '), mpathb $(paths_of mpathb | tr '\n' ' ')"
+wait_until 60 sh -c "! dmsetup status mpatha | grep -q ' F ' && ! dmsetup status mpathb | grep -q ' F '" ||
+	die "a path stays failed: $(dmsetup status mpatha); $(dmsetup status mpathb)"
 wait "$writer" || die "writes to / failed while a path was gone"
-result rejoined "$(paths_of mpatha | tr '\n' ',')"
+wait "$lvwriter" || die "writes to the LV on mpathb failed while a path was gone"
+lvremove -q -y labvg/scratch || die "lvremove labvg/scratch failed"
+result rejoined "$(paths_of mpatha | tr '\n' ',') $(paths_of mpathb | tr '\n' ',')"
 dmesg | grep -E "EXT4-fs error|Buffer I/O error on dev dm" && die "the filesystem saw errors"
 
 # An upgrade in place: the same package with a newer version.
