@@ -54,12 +54,14 @@ std::string tableOf(const std::vector<mpath::dm::TargetLine> &targets) {
     return std::to_string(t.start) + " " + std::to_string(t.length) + " " + t.type + " " + t.params;
 }
 
-/// A group's paths with their arguments, in one order.
+/// A group's paths with the arguments each is given, in one order. The
+/// group's arguments are its first path's as read back, so they are not
+/// compared on their own: the first path may be another.
 std::vector<std::pair<dev_t, std::vector<std::string>>> pathSet(const mpath::model::PathGroup &g) {
     std::vector<std::pair<dev_t, std::vector<std::string>>> out;
     out.reserve(g.paths.size());
     for (const auto &p : g.paths)
-        out.emplace_back(p.devt, p.pathArgs);
+        out.emplace_back(p.devt, p.pathArgs.empty() ? g.pathArgs : p.pathArgs);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -79,7 +81,7 @@ bool sameStructure(const Map &a, const Map &b) {
         const auto &x = a.groups[g];
         const auto &y = b.groups[g];
         if (x.selector != y.selector || x.selectorArgs != y.selectorArgs ||
-            x.pathArgs != y.pathArgs || x.paths.size() != y.paths.size())
+            x.pathArgs.size() != y.pathArgs.size() || x.paths.size() != y.paths.size())
             return false;
         if (pathSet(x) != pathSet(y))
             return false;

@@ -320,6 +320,48 @@ TEST(DaemonFaults, AnAdoptedMapWhosePathsAreListedInAnotherOrderIsNotReloaded) {
     EXPECT_NE(h.table(kMapA).find("8:80"), std::string::npos);
 }
 
+TEST(DaemonFaults, AnAdoptedWeightedMapWhosePathsAreListedInAnotherOrderIsNotReloaded) {
+    // With rr_weight priorities each path has its own weight: the kernel
+    // prints the group's first path's arguments as the group's, so a
+    // listing in another order must still compare path by path.
+    DaemonHarness h;
+    start(h, " path_grouping_policy multibus\n path_selector \"service-time 0\"\n"
+             " rr_weight priorities\n");
+    const std::string before = h.table(kMapA);
+    ASSERT_NE(before.find("8:16 1 50 8:32 1 1"), std::string::npos) << before;
+    onFake(h, [](auto &dm) {
+        auto t = dm.table(kMapA);
+        ASSERT_TRUE(t);
+        auto &params = t->front().params;
+        const auto at = params.find("8:16 1 50 8:32 1 1");
+        params.replace(at, 18, "8:32 1 1 8:16 1 50");
+        ASSERT_TRUE(dm.reload(kMapA, *t));
+        ASSERT_TRUE(dm.resume(kMapA));
+    });
+    const std::string swapped = h.table(kMapA);
+    ASSERT_NE(swapped.find("8:32 1 1 8:16 1 50"), std::string::npos) << swapped;
+    h.clearCalls();
+    h.restart();
+    h.settle();
+    h.advance(12s);
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_EQ(h.table(kMapA), swapped);
+    // Other weights are another table: the map is reloaded.
+    onFake(h, [](auto &dm) {
+        auto t = dm.table(kMapA);
+        ASSERT_TRUE(t);
+        auto &params = t->front().params;
+        params.replace(params.find("8:16 1 50"), 9, "8:16 1 40");
+        ASSERT_TRUE(dm.reload(kMapA, *t));
+        ASSERT_TRUE(dm.resume(kMapA));
+    });
+    h.clearCalls();
+    h.restart();
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405aaaa")) << h.logText();
+    EXPECT_NE(h.table(kMapA).find("8:16 1 50"), std::string::npos) << h.table(kMapA);
+}
+
 // --- a map lives in the daemon as long as in the kernel --------------------
 
 TEST(DaemonFaults, AnOpenMapWithoutPathsQueuesForItsCountThenFailsAndIsKnownUntilItGoes) {
