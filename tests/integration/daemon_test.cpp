@@ -924,6 +924,32 @@ TEST(Daemon, AnAluaStateChangeRegroupsTheMapAtTheNextCheck) {
     EXPECT_EQ(h.count("reload 36001405bbbb"), 0u) << "map B's ranks did not change";
 }
 
+TEST(Daemon, RrWeightPrioritiesWeighsServiceTimePathsByPriorityAndFollowsTheArray) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n prio sysfs\n path_grouping_policy multibus\n"
+             " rr_weight priorities\n dm_target multipath\n polling_interval 5\n}\n");
+    twoMaps(h);
+    h.start();
+    h.settle();
+    // sysfs ranks optimized 50, standby 1: service-time's relative
+    // throughput, which sends the optimized path 50 times the bytes.
+    EXPECT_EQ(h.table("36001405aaaa"), "0 0 1 1 service-time 0 2 2 8:16 1 50 8:32 1 1")
+        << h.logText();
+    h.clearCalls();
+    auto setState = [&h](const std::string &disk, const std::string &state) {
+        const auto dev =
+            std::filesystem::canonical(h.tree().sysfsRoot() + "/block/" + disk + "/device");
+        mpath_test::writeFile(dev / "access_state", state + "\n");
+    };
+    setState("sdc", "active/optimized");
+    h.advance(25s);
+    h.settle();
+    EXPECT_EQ(h.table("36001405aaaa"), "0 0 1 1 service-time 0 2 2 8:16 1 1 8:32 1 1")
+        << h.logText();
+    EXPECT_EQ(h.count("reload 36001405aaaa"), 1u);
+    EXPECT_EQ(h.count("reload 36001405bbbb"), 0u) << "map B's ranks did not change";
+}
+
 TEST(Daemon, AdoptedMapsAreInTheWwidsFile) {
     DaemonHarness h;
     startWithTwoMaps(h);

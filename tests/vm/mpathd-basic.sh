@@ -5,7 +5,9 @@
 # polling_interval + the check deadline and reinstated when it is back,
 # without an I/O error; a daemon killed with -9 under I/O comes back and
 # adopts the maps without reloading them; SIGHUP with a changed selector
-# for one map reloads that map only; SIGTERM leaves the maps.
+# for one map reloads that map only; rr_weight priorities weighs the
+# virtio paths' reads by their priorities, uniform spreads them; SIGTERM
+# leaves the maps.
 # lab-timeout: 420
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -111,6 +113,47 @@ sleep 2
 n=$(grep -c 'reloading' "$RESULTS/mpathd-restart.log")
 result reloads_after_sighup "$n"
 [ "$n" -eq 1 ] || die "SIGHUP reloaded $n maps, expected 1: $(grep reloading "$RESULTS/mpathd-restart.log")"
+
+# rr_weight priorities: each virtio path's priority becomes its weight in
+# service-time, and the map's I/O follows it; uniform spreads it again.
+vmap=$(map_of "$vwwid")
+[ -n "$vmap" ] || die "no map for the virtio LUN ($vwwid)"
+reads() { awk '{ print $1 }' "/sys/block/$1/stat"; }
+spread() { # "READS_SDA READS_SDB" of 3 s of reads on the map
+	local a0 b0
+	a0=$(reads sda) b0=$(reads sdb)
+	fio --name=spread --filename="/dev/mapper/$vmap" --rw=randread --bs=4k --direct=1 \
+		--ioengine=psync --time_based --runtime=3 --output="$RESULTS/fio-spread.log" ||
+		return 1
+	echo "$(($(reads sda) - a0)) $(($(reads sdb) - b0))"
+}
+weigh() { # rewrite the virtio map's entry with these lines, and SIGHUP
+	if grep -q '# virtio weights' /etc/mpathd/mpathd.conf; then
+		sed -i '/# virtio weights/,$d' /etc/mpathd/mpathd.conf
+	else
+		sed -i '$d' /etc/mpathd/mpathd.conf # the multipaths section's closing brace
+	fi
+	printf '\t# virtio weights\n\tmultipath {\n\t\twwid "%s"\n%s\n\t}\n}\n' "$vwwid" "$1" \
+		>> /etc/mpathd/mpathd.conf
+	kill -HUP "$MPATHD_PID"
+}
+weigh "$(printf '\t\tprio weightedpath\n\t\tprio_args "devname ^sda$ 50 ^sdb$ 10"\n\t\trr_weight priorities\n')"
+wait_until 30 sh -c "dmsetup table '$vmap' | grep -qE ' $(devt sda) 1 50( |\$)'" ||
+	die "rr_weight priorities did not weigh $vmap: $(dmsetup table "$vmap")"
+dmsetup table "$vmap" | grep -qE " $(devt sdb) 1 10( |\$)" || die "sdb's weight: $(dmsetup table "$vmap")"
+mpathctl config check > "$RESULTS/config-check.txt" 2>&1 ||
+	die "config check: $(cat "$RESULTS/config-check.txt")"
+grep -q rr_weight "$RESULTS/config-check.txt" && die "rr_weight warned: $(cat "$RESULTS/config-check.txt")"
+read -r wa wb < <(spread) || die "fio on $vmap failed: $(tail -n 5 "$RESULTS/fio-spread.log")"
+result weighted_reads "sda=$wa sdb=$wb"
+[ "$wa" -gt 0 ] && [ "$wa" -ge $((4 * wb)) ] || die "weights 50:10, yet reads sda=$wa sdb=$wb"
+weigh "$(printf '\t\tprio weightedpath\n\t\tprio_args "devname ^sda$ 50 ^sdb$ 10"\n\t\trr_weight uniform\n')"
+wait_until 30 sh -c "! dmsetup table '$vmap' | grep -qE ' 1 50( |\$)'" ||
+	die "rr_weight uniform left the weights: $(dmsetup table "$vmap")"
+read -r ua ub < <(spread) || die "fio on $vmap failed: $(tail -n 5 "$RESULTS/fio-spread.log")"
+result uniform_reads "sda=$ua sdb=$ub"
+[ "$ua" -ge $(((ua + ub) / 4)) ] && [ "$ub" -ge $(((ua + ub) / 4)) ] ||
+	die "uniform weights, yet reads sda=$ua sdb=$ub"
 
 mpathd_stop TERM
 [ "$(dmsetup ls --target lmpath | wc -l)" -eq 3 ] || die "maps went with the daemon"

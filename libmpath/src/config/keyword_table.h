@@ -196,11 +196,7 @@ inline const auto &settingKeywords() {
         setting("hardware_handler", InDevice, &S::hardwareHandler, &E::hardwareHandler,
                 HardwareHandler{})
             .restOfLine(),
-        setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform)
-            .refused("the kernel's path selectors take every repeat count as 1, so "
-                     "weighting paths by priority would change nothing (under multipathd "
-                     "neither)",
-                     RrWeight::Uniform),
+        setting("rr_weight", InAll, &S::rrWeight, &E::rrWeight, RrWeight::Uniform),
         setting("rr_min_io", InAll, &S::rrMinIo, &E::rrMinIo, 1000u).range(1),
         setting("rr_min_io_rq", InAll, &S::rrMinIoRq, &E::rrMinIoRq, 1u).range(1),
         setting("user_friendly_names", InAll, &S::userFriendlyNames, &E::userFriendlyNames, false),

@@ -602,6 +602,24 @@ void checkQueueIfNoPath(const Settings &s, std::vector<Diagnostic> &diagnostics)
                                toString(*s.noPathRetry) + "'"});
 }
 
+// rr_weight priorities weights paths through service-time's per-path
+// relative throughput; the other selectors keep no weight. \p selector: the
+// one in force for the section's maps (unless an entry above it differs).
+void checkRrWeight(const Settings &s, const std::optional<PathSelector> &selector,
+                   std::vector<Diagnostic> &diagnostics) {
+    if (s.rrWeight != RrWeight::Priorities)
+        return;
+    const PathSelector inForce = selector.value_or(PathSelector{});
+    if (inForce.name == "service-time")
+        return;
+    auto where = s.where.find("rr_weight");
+    SourceLocation at = where == s.where.end() ? SourceLocation{} : where->second;
+    diagnostics.push_back({at.file, at.line, Diagnostic::Severity::Warning,
+                           "rr_weight priorities has no effect with path_selector '" +
+                               toString(inForce) +
+                               "': the kernel keeps a per-path weight only for service-time"});
+}
+
 } // namespace
 
 void parse(std::string_view text, const std::string &fileName, Config &config,
@@ -625,6 +643,27 @@ void checkConsistency(const Config &config, std::vector<Diagnostic> &diagnostics
         checkQueueIfNoPath(d.settings, diagnostics);
     for (const auto &m : config.multipaths)
         checkQueueIfNoPath(m.settings, diagnostics);
+
+    // Which selector a section's maps get: multipaths over overrides over
+    // devices over defaults.
+    using Selector = std::optional<PathSelector>;
+    auto selectorOf = [](std::initializer_list<const Selector *> layers) {
+        for (const Selector *l : layers)
+            if (*l)
+                return *l;
+        return Selector{};
+    };
+    const Settings &d = config.defaults, &o = config.overrides;
+    checkRrWeight(d, selectorOf({&o.pathSelector, &d.pathSelector}), diagnostics);
+    checkRrWeight(o, selectorOf({&o.pathSelector, &d.pathSelector}), diagnostics);
+    for (const auto &dev : config.devices)
+        checkRrWeight(dev.settings,
+                      selectorOf({&o.pathSelector, &dev.settings.pathSelector, &d.pathSelector}),
+                      diagnostics);
+    for (const auto &m : config.multipaths)
+        checkRrWeight(m.settings,
+                      selectorOf({&m.settings.pathSelector, &o.pathSelector, &d.pathSelector}),
+                      diagnostics);
 
     // Two maps cannot share a name. The first entry keeps it, as the
     // resolver would give it to both otherwise.

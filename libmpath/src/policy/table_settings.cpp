@@ -30,6 +30,33 @@ void dropFeature(std::vector<std::string> &features, const std::string &name, si
     }
 }
 
+/// rr_weight priorities with service-time: each path's relative throughput
+/// (the kernel's per-path weight, 1..100) is its priority, a priority of 0
+/// or less counting as 1 (multipath-tools weights only priorities above
+/// 0); when a priority exceeds 100, all are scaled down alike so that their
+/// ratios stay. Equal weights are no weights: the group keeps its
+/// arguments (relative throughput 1), so that a table changes only when
+/// the paths' shares do.
+void weightByPriority(model::PathGroup &g, const std::string &repeat) {
+    constexpr long kMaxThroughput = 100;
+    long top = 1;
+    for (const auto &p : g.paths)
+        top = std::max<long>(top, p.priority);
+    auto weight = [&](int priority) {
+        const long w = std::max<long>(priority, 1);
+        if (top <= kMaxThroughput)
+            return w;
+        return std::max<long>(1, (w * kMaxThroughput + top / 2) / top);
+    };
+    bool uniform = true;
+    for (const auto &p : g.paths)
+        uniform = uniform && weight(p.priority) == weight(g.paths.front().priority);
+    if (uniform)
+        return;
+    for (auto &p : g.paths)
+        p.pathArgs = {repeat, std::to_string(weight(p.priority))};
+}
+
 } // namespace
 
 std::string_view targetName(DmTarget target) {
@@ -121,12 +148,20 @@ void applyTableSettings(const EffectiveSettings &s, DmTarget target, Map &map,
         notes->push_back(std::string(bio ? "rr_min_io " : "rr_min_io_rq ") +
                          std::to_string(repeat) + " is written as " + pathArgs[0] +
                          ": the kernel's selectors keep no repeat count above 1");
+    const bool weighted = s.rrWeight.value == RrWeight::Priorities;
+    const bool weighs = s.pathSelector.value.name == "service-time";
+    if (notes && weighted && !weighs)
+        notes->push_back("rr_weight priorities has no effect with path_selector " +
+                         s.pathSelector.value.name +
+                         ": the kernel keeps a per-path weight only for service-time");
     for (auto &g : map.groups) {
         g.selector = s.pathSelector.value.name;
         g.selectorArgs = dm::selectorArgsAsPrinted(g.selector, s.pathSelector.value.args);
         g.pathArgs = pathArgs;
         for (auto &p : g.paths)
             p.pathArgs.clear();
+        if (weighted && weighs)
+            weightByPriority(g, pathArgs.front());
     }
     map.initialGroup = map.groups.empty() ? 0 : 1;
 }

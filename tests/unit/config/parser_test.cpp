@@ -677,6 +677,39 @@ TEST(ConfigParser, KeepsTheRestOfAFileWithErrors) {
     EXPECT_FALSE(r.config.devices[0].settings.rrWeight);
 }
 
+TEST(ConfigParser, TakesRrWeightPrioritiesAndWarnsWhereTheSelectorKeepsNoWeight) {
+    // service-time, named or built in, weighs paths: no word.
+    ConfigResult quiet = parse("defaults {\n rr_weight priorities\n}\n"
+                               "devices {\n device {\n  vendor A\n  product B\n"
+                               "  rr_weight priorities\n  path_selector \"service-time 0\"\n"
+                               " }\n}\n");
+    EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
+    EXPECT_EQ(quiet.config.defaults.rrWeight, RrWeight::Priorities);
+    // A selector without weights draws a warning on the rr_weight line,
+    // whichever section gives the selector in force there: overrides win
+    // over defaults and devices, a map's entry over all.
+    ConfigResult r = parse("defaults {\n rr_weight priorities\n}\n"
+                           "overrides {\n path_selector \"round-robin 0\"\n}\n"
+                           "devices {\n device {\n  vendor A\n  product B\n"
+                           "  rr_weight priorities\n  path_selector \"service-time 0\"\n"
+                           " }\n}\n"
+                           "multipaths {\n multipath {\n  wwid 3600a\n"
+                           "  rr_weight priorities\n  path_selector \"service-time 0\"\n"
+                           " }\n multipath {\n  wwid 3600b\n  rr_weight priorities\n }\n}\n");
+    EXPECT_EQ(allDiagnostics(r),
+              "warning: /etc/multipath.conf:2: rr_weight priorities has no effect with "
+              "path_selector 'round-robin 0': the kernel keeps a per-path weight only for "
+              "service-time\n"
+              "warning: /etc/multipath.conf:11: rr_weight priorities has no effect with "
+              "path_selector 'round-robin 0': the kernel keeps a per-path weight only for "
+              "service-time\n"
+              "warning: /etc/multipath.conf:23: rr_weight priorities has no effect with "
+              "path_selector 'round-robin 0': the kernel keeps a per-path weight only for "
+              "service-time\n");
+    // Kept all the same: the map entries that name service-time weigh.
+    EXPECT_EQ(r.config.multipaths.at(0).settings.rrWeight, RrWeight::Priorities);
+}
+
 TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     // What mpathd does anyway: taken, no warning.
     ConfigResult quiet =
@@ -687,14 +720,14 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
     EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
     // Anything else is refused on its line, naming the keyword and why...
-    ConfigResult r = parse("defaults {\n rr_weight priorities\n deferred_remove no\n"
+    ConfigResult r = parse("defaults {\n fast_io_fail_tmo 10\n deferred_remove no\n"
                            " ghost_delay 30\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:2: keyword 'rr_weight' is refused: the kernel's "
-              "path selectors take every repeat count as 1, so weighting paths by priority "
-              "would change nothing (under multipathd neither); ignored\n"
+              "warning: /etc/multipath.conf:2: keyword 'fast_io_fail_tmo' is refused: mpathd "
+              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
+              "force; ignored\n"
               "warning: /etc/multipath.conf:3: keyword 'deferred_remove' is refused: mpathd "
               "always defers the removal of a map in use; ignored\n"
               "warning: /etc/multipath.conf:4: keyword 'ghost_delay' is refused: mpathd makes a "
@@ -706,7 +739,7 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' is refused: mpathd "
               "registers no persistent reservation keys; ignored\n");
     // ...and not kept: nothing shows it as if it were in force.
-    EXPECT_FALSE(r.config.defaults.rrWeight);
+    EXPECT_FALSE(r.config.defaults.fastIoFailTmo);
     EXPECT_FALSE(r.config.defaults.deferredRemove);
     EXPECT_FALSE(r.config.defaults.ghostDelay);
     EXPECT_FALSE(r.config.globals.marginalPathgroups);

@@ -233,16 +233,22 @@ namespace {
 
 const std::string kPureSaphana = "unknown section 'device' in top level; ignored";
 
+/// rr_weight priorities next to a selector that keeps no per-path weight:
+/// multipath-tools says nothing (the kernel takes its repeat counts as 1).
+std::string kNoWeight(const std::string &selector) {
+    return "rr_weight priorities has no effect with path_selector '" + selector +
+           "': the kernel keeps a per-path weight only for service-time";
+}
+
 const VendorFile kVendorFiles[] = {
     {"citrix-xenserver-sm",
      {{"device config in /etc/multipath.conf missing vendor or product parameter", 108,
-       "device entry missing vendor or product parameter; ignored"}},
+       "device entry missing vendor or product parameter; ignored"},
+      {"", 83, kNoWeight("round-robin 0")}},
      {{"DELL", "MD3(2|4|6|8)xx(i|f)?", "DELL", "MD38xxi"},
       {"DellEMC", "ME(4|5)", "DellEMC", "ME4"},
       {"(HP|HPE)", "MSA [12]0[456]0 .*", "HPE", "MSA 2050 SAN"}},
-     {{"rr_weight", {83}},
-      {"dev_loss_tmo", {106, 165, 182}},
-      {"fast_io_fail_tmo", {116, 137, 164, 181}}}},
+     {{"dev_loss_tmo", {106, 165, 182}}, {"fast_io_fail_tmo", {116, 137, 164, 181}}}},
     {"dell-powermax-cinder",
      {{"/etc/multipath.conf line 14: ignoring deprecated option \"getuid_callout\"", 14,
        "ignoring deprecated option \"getuid_callout\""}},
@@ -253,9 +259,11 @@ const VendorFile kVendorFiles[] = {
      {{"fast_io_fail_tmo", {26, 43}}, {"dev_loss_tmo", {30, 47}}}},
     {"dell-unity-cinder", {}, {}},
     {"hpe-csi-driver",
-     {{"", 14, "keyword 'uxsock_timeout' is not supported; ignored"}},
+     {{"", 14, "keyword 'uxsock_timeout' is not supported; ignored"},
+      {"", 80, kNoWeight("queue-length 0")},
+      {"", 89, kNoWeight("queue-length 0")}},
      {},
-     {{"dev_loss_tmo", {48, 71}}, {"fast_io_fail_tmo", {54, 69}}, {"rr_weight", {80, 89}}}},
+     {{"dev_loss_tmo", {48, 71}}, {"fast_io_fail_tmo", {54, 69}}}},
     {"hpe-nimble-cinder",
      {{"Nimble/Server: option 'features \"1 queue_if_no_path\"' is deprecated, please use "
        "'no_path_retry queue' instead",
@@ -268,9 +276,9 @@ const VendorFile kVendorFiles[] = {
      {{"fast_io_fail_tmo", {42}}, {"dev_loss_tmo", {43}}}},
     {"ibm-block-csi-attach", {}, {}, {{"fast_io_fail_tmo", {23, 42}}, {"dev_loss_tmo", {60}}}},
     {"infinidat-infinibox-csi",
+     {{"", 23, kNoWeight("round-robin 0")}},
      {},
-     {},
-     {{"rr_weight", {23}}, {"fast_io_fail_tmo", {28}}, {"dev_loss_tmo", {29}}}},
+     {{"fast_io_fail_tmo", {28}}, {"dev_loss_tmo", {29}}}},
     {"netapp-eseries-nvme-sles12", {}, {}},
     {"netapp-ontap-olvm-ha-dropin", {}, {}, {{"dev_loss_tmo", {18}}}},
     {"netapp-ontap-override-example", {}, {}},
@@ -301,9 +309,10 @@ const VendorFile kVendorFiles[] = {
       {"", 49, "keyword 'uid' is not supported; ignored"},
       {"", 54, "keyword 'force_sync' is not supported; ignored"},
       {"", 55, "keyword 'delay_watch_checks' is not supported; ignored"},
-      {"", 56, "keyword 'delay_wait_checks' is not supported; ignored"}},
+      {"", 56, "keyword 'delay_wait_checks' is not supported; ignored"},
+      {"", 43, kNoWeight("round-robin 0")}},
      {},
-     {{"rr_weight", {43}}, {"fast_io_fail_tmo", {52}}, {"dev_loss_tmo", {53}}}},
+     {{"fast_io_fail_tmo", {52}}, {"dev_loss_tmo", {53}}}},
 };
 
 std::string testName(const ::testing::TestParamInfo<VendorFile> &info) {

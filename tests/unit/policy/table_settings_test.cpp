@@ -169,3 +169,50 @@ TEST(TableSettings, StalePerPathArgumentsAreCleared) {
                        DmTarget::Lmpath, m);
     EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 round-robin 0 2 1 8:16 1 8:32 1");
 }
+
+TEST(TableSettings, RrWeightPrioritiesMakesEachServiceTimePathsPriorityItsWeight) {
+    // ALUA optimized 50, non-optimized 10, a failed prioritizer -1 and a
+    // priority of 0: weighted as 1, as multipath-tools weighs only
+    // priorities above 0.
+    Map m = oneGroup({50, 10, -1, 0});
+    std::vector<std::string> notes;
+    applyTableSettings(settingsFrom("defaults {\n rr_weight priorities\n}\n"), DmTarget::Lmpath, m,
+                       &notes);
+    EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 service-time 0 4 2 8:16 1 50 8:32 1 10 "
+                         "8:48 1 1 8:64 1 1");
+    EXPECT_TRUE(notes.empty());
+    // The kernel reads the table back as built.
+    auto back = mpath::dm::parseTableLine(lineOf(m));
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(mpath::dm::buildTableLine(*back).valueOr(""), lineOf(m));
+}
+
+TEST(TableSettings, RrWeightPrioritiesAbove100AreScaledDownKeepingTheirRatios) {
+    // alua with the preferred bit: 130 against 50; relative throughput
+    // stops at 100.
+    Map m = oneGroup({130, 50, 1});
+    applyTableSettings(settingsFrom("defaults {\n rr_weight priorities\n}\n"), DmTarget::Lmpath, m);
+    EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 service-time 0 3 2 8:16 1 100 8:32 1 38 "
+                         "8:48 1 1");
+}
+
+TEST(TableSettings, RrWeightPrioritiesWithEqualPrioritiesLeavesTheTableAsUniform) {
+    // Equal shares are no weights: a group whose priorities move together
+    // (group_by_prio) keeps one table.
+    Map m = oneGroup({50, 50});
+    applyTableSettings(settingsFrom("defaults {\n rr_weight priorities\n}\n"), DmTarget::Lmpath, m);
+    EXPECT_EQ(lineOf(m), "0 100 lmpath 0 0 1 1 service-time 0 2 2 8:16 1 1 8:32 1 1");
+}
+
+TEST(TableSettings, RrWeightPrioritiesWithASelectorWithoutWeightsIsANote) {
+    Map m = oneGroup({50, 10});
+    std::vector<std::string> notes;
+    mpath::config::ConfigResult r = mpath::config::parseString(
+        "defaults {\n rr_weight priorities\n path_selector \"queue-length 0\"\n}\n");
+    applyTableSettings(r.config.effective("ACME", "Disk", "1.0", "3600a"), DmTarget::Multipath, m,
+                       &notes);
+    EXPECT_EQ(lineOf(m), "0 100 multipath 0 0 1 1 queue-length 0 2 1 8:16 1 8:32 1");
+    EXPECT_EQ(notes, std::vector<std::string>{
+                         "rr_weight priorities has no effect with path_selector queue-length: the "
+                         "kernel keeps a per-path weight only for service-time"});
+}

@@ -20,8 +20,10 @@ namespace mpath::policy {
 /// - per-path arguments: what the selector keeps and prints back, so that
 ///   the kernel reads the table back as built (dm::pathArgsAsPrinted()): a
 ///   repeat count (rr_min_io for bio-based maps, rr_min_io_rq otherwise)
-///   above 1, and rr_weight priorities (which multipath-tools writes as
-///   counts above 1), are reported in \a notes when given.
+///   above 1 is reported in \a notes when given. rr_weight priorities
+///   weights service-time paths by priority (relative throughput 1..100;
+///   multipath-tools writes repeat counts, which the kernel takes as 1);
+///   with another selector it is reported in \a notes.
 void applyTableSettings(const config::EffectiveSettings &settings, config::DmTarget target,
                         model::Map &map, std::vector<std::string> *notes = nullptr);
 
