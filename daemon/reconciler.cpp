@@ -404,6 +404,7 @@ void Reconciler::pass() {
                 const auto eff = daemon_.config().effective(g.paths.front());
                 const auto retry = eff.noPathRetry.value;
                 rec.flushOnLastDel = eff.flushOnLastDel.value;
+                rec.deferRemove = eff.deferredRemove.value;
                 rec.noPathRetry = mpath::config::toString(retry);
                 if (!(rec.retry == retry))
                     retryChanged.push_back(wwid);
@@ -576,6 +577,10 @@ void Reconciler::act(MapRecord &rec) {
     if (!rec.live) {
         bindThenCreate(rec);
         return;
+    }
+    if (rec.keptOpen) {
+        rec.keptOpen = false;
+        logNotice(aboutMap(rec.name, rec.wwid), "wanted again: a path is back");
     }
     if (rec.deferredRemoval) {
         // Its paths are back before its last close: it stays.
@@ -788,10 +793,26 @@ void Reconciler::removeMap(MapRecord &rec) {
         daemon_.policies().failQueuedIo(wwid);
     }
     // Deferred: a map still open (a mounted file system) goes at its last
-    // close rather than not at all.
-    daemon_.dmOps().remove(wwid, name, true, [this, wwid, name](Result<bool> r) {
+    // close rather than not at all. deferred_remove no: it stays, as
+    // multipathd leaves it, until a pass finds it closed.
+    const bool deferred = rec.deferRemove;
+    daemon_.dmOps().remove(wwid, name, deferred, [this, wwid, name, deferred](Result<bool> r) {
         --inFlight_;
         auto &state = daemon_.mutableState();
+        if (!r && !deferred && r.code() == EBUSY) {
+            state.removing.erase(wwid);
+            if (auto it = state.maps.find(wwid); it != state.maps.end()) {
+                if (!it->second.keptOpen)
+                    logNotice(aboutMap(name, wwid),
+                              "still open: kept without paths (deferred_remove no) until a "
+                              "later pass finds it closed");
+                it->second.keptOpen = true;
+                it->second.lastError.clear();
+                finish(wwid);
+                daemon_.policies().update(wwid);
+            }
+            return;
+        }
         if (!r) {
             state.removing.erase(wwid);
             if (auto it = state.maps.find(wwid); it != state.maps.end())

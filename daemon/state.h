@@ -122,6 +122,14 @@ struct MapRecord {
     /// flush_on_last_del: when its last path is removed, queued I/O fails
     /// at once rather than as no_path_retry says.
     bool flushOnLastDel{false};
+    /// deferred_remove: a map still open when its last path goes is
+    /// removed at its last close (yes) or kept until a pass finds it
+    /// closed (no).
+    bool deferRemove{true};
+    /// Its last path went while it was open, under deferred_remove no:
+    /// kept, without paths, with its countdown; a later pass of its WWID
+    /// (a path event, a reconfigure) removes it if it is closed by then.
+    bool keptOpen{false};
 
     /// Parked on the uevent of its last change.
     bool parked() const { return static_cast<bool>(udevCookie); }

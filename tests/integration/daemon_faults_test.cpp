@@ -389,6 +389,53 @@ TEST(DaemonFaults, AnOpenMapWithoutPathsQueuesForItsCountThenFailsAndIsKnownUnti
     EXPECT_EQ(h.count("create "), 0u) << h.logText();
 }
 
+TEST(DaemonFaults, DeferredRemoveNoKeepsAnOpenMapWithoutPathsUntilAPassFindsItClosed) {
+    // multipathd's deferred_remove no: an open map whose last path goes
+    // stays, with its countdown, rather than going at its last close.
+    DaemonHarness h;
+    start(h, " no_path_retry 2\n deferred_remove no\n");
+    onFake(h, [](auto &dm) { dm.setOpenCount(kMapB, 1); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    ASSERT_TRUE(h.called("remove 36001405bbbb")) << h.logText();
+    EXPECT_FALSE(h.called("remove 36001405bbbb deferred")) << h.logText();
+    EXPECT_TRUE(h.logged("still open: kept without paths (deferred_remove no)")) << h.logText();
+    EXPECT_FALSE(h.logged("trying again")) << "an open map is no failure\n" << h.logText();
+    ASSERT_EQ(h.daemon().state().maps.count(kMapB), 1u);
+    h.advance(11s);
+    EXPECT_TRUE(h.called("message 36001405bbbb fail_if_no_path")) << h.logText();
+    // Closed, it stays until a pass plans its WWID: a reconfigure does.
+    onFake(h, [](auto &dm) { dm.setOpenCount(kMapB, 0); });
+    h.advance(10s);
+    EXPECT_EQ(h.liveMaps().size(), 2u)
+        << "a deferred removal would have taken it at its last close\n"
+        << h.logText();
+    ASSERT_TRUE(h.reconfigure());
+    h.settle();
+    EXPECT_EQ(h.liveMaps().size(), 1u) << h.logText();
+    EXPECT_EQ(h.daemon().state().maps.count(kMapB), 0u);
+}
+
+TEST(DaemonFaults, DeferredRemoveNoKeepsAnOpenMapAPathReturnsTo) {
+    DaemonHarness h;
+    start(h, " no_path_retry queue\n deferred_remove no\n");
+    onFake(h, [](auto &dm) { dm.setOpenCount(kMapB, 1); });
+    h.inject("remove", "sdd");
+    h.inject("remove", "sde");
+    h.settle();
+    ASSERT_TRUE(h.logged("kept without paths")) << h.logText();
+    h.clearCalls();
+    h.addDisk("sdd", 48, 1, kMapB, "active/optimized");
+    h.inject("add", "sdd");
+    h.settle();
+    EXPECT_TRUE(h.called("reload 36001405bbbb")) << h.logText();
+    EXPECT_EQ(h.count("remove "), 0u) << h.logText();
+    EXPECT_EQ(h.count("create "), 0u) << h.logText();
+    EXPECT_NE(h.table(kMapB).find("8:48"), std::string::npos) << h.table(kMapB);
+    EXPECT_TRUE(queueingInKernel(h, kMapB)) << h.logText();
+}
+
 TEST(DaemonFaults, FlushOnLastDelFailsQueuedIoOfAnOpenMapWhenItsLastPathIsRemoved) {
     DaemonHarness h;
     start(h, " no_path_retry queue\n flush_on_last_del yes\n");

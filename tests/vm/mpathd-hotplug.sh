@@ -9,7 +9,8 @@
 # - a virtio-scsi path unplugged by the host under fio leaves the map and
 #   joins it again when plugged back, without an I/O error;
 # - the last path of a map removed: the map goes; an open map goes at its
-#   last close (deferred).
+#   last close (deferred), or under deferred_remove no stays without paths
+#   until a reconfigure finds it closed.
 # lab-timeout: 480
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -180,10 +181,26 @@ exec 3<&-
 wait_until 20 sh -c "! dmsetup info '$map' > /dev/null 2>&1" || die "$map stayed after its last close"
 result open_map_removed_at_close ok
 dmsetup info "$vmap" > /dev/null 2>&1 || die "$vmap went with the other map"
+# deferred_remove no (multipathd's default): the open map is kept without
+# paths, no removal waits for its last close; closed, the next pass of
+# its WWID (here a reconfigure) removes it.
+printf 'multipaths {\n\tmultipath {\n\t\twwid "%s"\n\t\tdeferred_remove no\n\t}\n}\n' \
+	"$vwwid" >> /etc/mpathd/mpathd.conf
+mpathctl reconfigure > "$RESULTS/reconfigure.txt" 2>&1 || die "reconfigure: $(cat "$RESULTS/reconfigure.txt")"
+exec 4< "/dev/mapper/$vmap"
 echo 1 > "/sys/block/$(virtio_path 0)/device/delete"
 p1=$(virtio_path 1)
 echo 1 > "/sys/block/$p1/device/delete"
-wait_until 30 sh -c "! dmsetup info '$vmap' > /dev/null 2>&1" || die "$vmap stayed without paths"
+wait_until 30 grep -q "$vmap.*kept without paths (deferred_remove no)" "$RESULTS/mpathd.log" ||
+	die "the open map $vmap was not kept: $(tail -n 5 "$RESULTS/mpathd.log")"
+dmsetup info "$vmap" > "$RESULTS/kept-map.txt" 2>&1 || die "$vmap went while open"
+grep -q "DEFERRED REMOVE" "$RESULTS/kept-map.txt" && die "$vmap's removal was deferred: $(cat "$RESULTS/kept-map.txt")"
+exec 4<&-
+sleep 3
+dmsetup info "$vmap" > /dev/null 2>&1 || die "$vmap went at its last close under deferred_remove no"
+result open_map_kept_without_paths ok
+mpathctl reconfigure > "$RESULTS/reconfigure.txt" 2>&1 || die "reconfigure: $(cat "$RESULTS/reconfigure.txt")"
+wait_until 30 sh -c "! dmsetup info '$vmap' > /dev/null 2>&1" || die "$vmap stayed without paths after a reconfigure"
 result last_path_removed_map_gone ok
 kill -0 "$MPATHD_PID" || die "mpathd died"
 mpathd_stop TERM

@@ -228,8 +228,7 @@ inline const auto &settingKeywords() {
         setting("flush_on_last_del", InAll, &S::flushOnLastDel, &E::flushOnLastDel, false)
             .words(kFlushOnLastDelWords),
         setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false),
-        setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, false)
-            .refused("mpathd always defers the removal of a map in use", true),
+        setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, true),
         setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false)
             .refused("mpathd registers no persistent reservation keys", false),
         setting("max_sectors_kb", InAll, &S::maxSectorsKb, &E::maxSectorsKb,

@@ -720,7 +720,7 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
     EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
     // Anything else is refused on its line, naming the keyword and why...
-    ConfigResult r = parse("defaults {\n fast_io_fail_tmo 10\n deferred_remove no\n"
+    ConfigResult r = parse("defaults {\n fast_io_fail_tmo 10\n dev_loss_tmo 30\n"
                            " ghost_delay 30\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
@@ -728,8 +728,9 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "warning: /etc/multipath.conf:2: keyword 'fast_io_fail_tmo' is refused: mpathd "
               "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
               "force; ignored\n"
-              "warning: /etc/multipath.conf:3: keyword 'deferred_remove' is refused: mpathd "
-              "always defers the removal of a map in use; ignored\n"
+              "warning: /etc/multipath.conf:3: keyword 'dev_loss_tmo' is refused: mpathd does "
+              "not set transport timeouts; the transport's own dev_loss_tmo stays in force; "
+              "ignored\n"
               "warning: /etc/multipath.conf:4: keyword 'ghost_delay' is refused: mpathd makes a "
               "map whose paths are all standby at once; ignored\n"
               "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' is refused: mpathd "
@@ -740,15 +741,15 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "registers no persistent reservation keys; ignored\n");
     // ...and not kept: nothing shows it as if it were in force.
     EXPECT_FALSE(r.config.defaults.fastIoFailTmo);
-    EXPECT_FALSE(r.config.defaults.deferredRemove);
+    EXPECT_FALSE(r.config.defaults.devLossTmo);
     EXPECT_FALSE(r.config.defaults.ghostDelay);
     EXPECT_FALSE(r.config.globals.marginalPathgroups);
     ASSERT_EQ(r.config.devices.size(), 1u);
     EXPECT_FALSE(r.config.devices[0].settings.retainAttachedHwHandler);
     EXPECT_FALSE(r.config.devices[0].settings.allTgPt);
     // A refused value leaves an earlier accepted one in place.
-    ConfigResult twice = parse("defaults {\n deferred_remove yes\n deferred_remove no\n}\n");
-    EXPECT_EQ(twice.config.defaults.deferredRemove, true);
+    ConfigResult twice = parse("defaults {\n all_tg_pt no\n all_tg_pt yes\n}\n");
+    EXPECT_EQ(twice.config.defaults.allTgPt, false);
 }
 
 TEST(ConfigParser, ReportsBrokenStructureWithoutCrashing) {
@@ -880,9 +881,7 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
               "warning: /etc/multipath.conf:23: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
               "warning: /etc/multipath.conf:24: \"wwids_file\" is deprecated and will be "
-              "disabled in a future release\n"
-              "warning: /etc/multipath.conf:31: keyword 'deferred_remove' is refused: mpathd "
-              "always defers the removal of a map in use; ignored\n");
+              "disabled in a future release\n");
 }
 
 // ---------------------------------------------------------------------------

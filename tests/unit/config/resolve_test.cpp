@@ -198,7 +198,9 @@ TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
     // A refused keyword is not listed as if it were in force, nor is a
     // refused keyword's value that mpathd does not follow.
     EXPECT_EQ(find("dev_loss_tmo"), nullptr);
-    EXPECT_EQ(find("deferred_remove"), nullptr);
+    EXPECT_EQ(find("fast_io_fail_tmo"), nullptr);
+    ASSERT_NE(find("deferred_remove"), nullptr);
+    EXPECT_EQ(find("deferred_remove")->value, "yes");
     ASSERT_NE(find("rr_weight"), nullptr);
     EXPECT_EQ(find("rr_weight")->value, "uniform");
 
