@@ -4,15 +4,55 @@
 #include "log.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <mpath/dm/table.h>
+#include <mpath/policy/transport_timeouts.h>
+#include <optional>
 #include <unistd.h>
 
 namespace mpathd {
 
 using mpath::Error;
 using mpath::Result;
+
+namespace {
+
+/// A sysfs attribute's value without its newline; nullopt, errno set, when
+/// it cannot be read.
+std::optional<std::string> readAttribute(const std::string &file) {
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    char buf[64];
+    ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+    const int err = errno;
+    ::close(fd);
+    if (n < 0) {
+        errno = err;
+        return std::nullopt;
+    }
+    std::string v(buf, static_cast<size_t>(n));
+    while (!v.empty() && (v.back() == '\n' || v.back() == ' '))
+        v.pop_back();
+    return v;
+}
+
+/// Writes \a value to a sysfs attribute: 0, or the errno of the refusal.
+int writeAttribute(const std::string &file, const std::string &value) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+    if (::write(fd, value.data(), value.size()) != static_cast<ssize_t>(value.size()))
+        err = errno ? errno : EIO;
+    if (::close(fd) < 0 && err == 0)
+        err = errno;
+    return err;
+}
+
+} // namespace
 
 template <typename T>
 void DmOps::run(const std::string &wwid, std::chrono::milliseconds deadline,
@@ -155,6 +195,49 @@ void DmOps::applyLimits(const std::string &name, const PathLimits &limits) const
         else
             logInfo(aboutPath(path, name), "max_sectors_kb set to " + value);
     }
+}
+
+void DmOps::applyTimeouts(const std::string &wwid, const std::string &name,
+                          const mpath::policy::TransportTimeouts &timeouts,
+                          std::vector<mpath::model::Path> paths) {
+    run<bool>(
+        wwid, daemon_.env().messageDeadline,
+        [this, wwid, name, timeouts,
+         paths = std::move(paths)](mpath::dm::DeviceMapper &) -> Result<bool> {
+            const std::string &root = daemon_.env().sysfsRoot;
+            for (const auto &p : paths) {
+                std::optional<unsigned> fcDevLoss;
+                if (p.transport == mpath::model::Transport::FibreChannel &&
+                    !p.ids.transportPort.empty()) {
+                    auto v = readAttribute(root + "/class/fc_remote_ports/" + p.ids.transportPort +
+                                           "/dev_loss_tmo");
+                    unsigned n = 0;
+                    if (v && std::sscanf(v->c_str(), "%u", &n) == 1)
+                        fcDevLoss = n;
+                }
+                std::vector<std::string> notes;
+                for (const auto &w : mpath::policy::timeoutWrites(timeouts, p, fcDevLoss, &notes)) {
+                    const std::string file = root + "/" + w.attribute;
+                    const std::string attr = w.attribute.substr(w.attribute.rfind('/') + 1);
+                    if (readAttribute(file) == w.value)
+                        continue;
+                    const int err = writeAttribute(file, w.value);
+                    const std::string what = attr + " " + w.value + " (" + w.keyword + ")";
+                    if (err == 0)
+                        logInfo(aboutPath(p.kernelName, name), what + " set");
+                    else if (err == EBUSY)
+                        logInfo(aboutPath(p.kernelName, name),
+                                "cannot set " + what + " now: its port is blocked");
+                    else
+                        logWarning(aboutPath(p.kernelName, name),
+                                   "cannot set " + what + ": " + std::strerror(err));
+                }
+                for (const auto &n : notes)
+                    logInfo(aboutMap(name, wwid), n);
+            }
+            return true;
+        },
+        [](Result<bool>) {});
 }
 
 void DmOps::releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force) {

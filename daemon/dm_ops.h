@@ -6,6 +6,7 @@
 #include <mpath/dm/status.h>
 #include <mpath/error.h>
 #include <mpath/model/map.h>
+#include <mpath/policy/transport_timeouts.h>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,12 @@ public:
     /// Suspends (without flushing) or resumes \a name.
     void suspend(const std::string &wwid, const std::string &name, bool suspend,
                  std::function<void(mpath::Result<void>)> done);
+    /// Gives \a paths of map \a name the transport timeouts \a timeouts
+    /// (fast_io_fail_tmo, dev_loss_tmo, eh_deadline), writing only the
+    /// attributes whose value differs, and logs each change and refusal.
+    void applyTimeouts(const std::string &wwid, const std::string &name,
+                       const mpath::policy::TransportTimeouts &timeouts,
+                       std::vector<mpath::model::Path> paths);
     /// A target message ("fail_path 8:16"); logged when it fails.
     void message(const std::string &wwid, const std::string &name, const std::string &text,
                  std::function<void(mpath::Result<void>)> done = {});

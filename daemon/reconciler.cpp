@@ -574,6 +574,7 @@ void Reconciler::act(MapRecord &rec) {
     }
     rec.actedPlan = daemon_.counters().plans;
     const PlannedMap &pm = *rec.planned;
+    applyTimeouts(rec);
     if (!rec.live) {
         bindThenCreate(rec);
         return;
@@ -670,6 +671,26 @@ PathLimits pathLimits(const MapRecord &rec) {
 }
 
 } // namespace
+
+void Reconciler::applyTimeouts(MapRecord &rec) {
+    // As multipath-tools does when it sets a map up: the map's paths get
+    // their transport timeouts; in the map's lane, so before a create or
+    // reload asked for in the same pass.
+    const mpath::policy::TransportTimeouts &t = rec.planned->timeouts;
+    std::vector<mpath::model::Path> paths;
+    std::string key = mpath::config::toString(t.fastIoFail) + " " +
+                      (t.devLoss ? std::to_string(*t.devLoss) : "-") + " " +
+                      (t.ehDeadline ? mpath::config::toString(*t.ehDeadline) : "-");
+    for (const auto &g : rec.planned->map.groups)
+        for (const auto &p : g.paths) {
+            key += " " + p.kernelName + "=" + p.ids.transportPort;
+            paths.push_back(p);
+        }
+    if (key == rec.timeoutsApplied)
+        return;
+    rec.timeoutsApplied = std::move(key);
+    daemon_.dmOps().applyTimeouts(rec.wwid, rec.name, t, std::move(paths));
+}
 
 void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets) {
     rec.busy = true;

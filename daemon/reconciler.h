@@ -90,6 +90,9 @@ private:
     void unpark(MapRecord &rec, bool force);
     void pass();
     void act(MapRecord &rec);
+    /// Hands the map's paths their transport timeouts when they or the
+    /// paths changed since the last time.
+    void applyTimeouts(MapRecord &rec);
     void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
     void reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
                 const std::string &why);

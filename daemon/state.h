@@ -130,6 +130,9 @@ struct MapRecord {
     /// kept, without paths, with its countdown; a later pass of its WWID
     /// (a path event, a reconfigure) removes it if it is closed by then.
     bool keptOpen{false};
+    /// The transport timeouts last handed to its paths, and the paths
+    /// (Reconciler::applyTimeouts): a pass that changes neither writes none.
+    std::string timeoutsApplied;
 
     /// Parked on the uevent of its last change.
     bool parked() const { return static_cast<bool>(udevCookie); }

@@ -63,18 +63,28 @@ public:
     /// gives it an ALUA state (prio sysfs reads it).
     void addDisk(const std::string &name, unsigned minor, unsigned host, const std::string &wwid,
                  const std::string &accessState = "", uint64_t sectors = 2048) {
+        addDiskWith(name, minor, host, wwid, [&](SysfsTreeBuilder::ScsiDisk &d) {
+            d.sizeSectors = sectors;
+            d.accessState = accessState;
+        });
+    }
+
+    /// A SCSI disk as addDisk() makes it, changed by \a edit first (its
+    /// transport, its ALUA state, ...).
+    template <typename Edit>
+    void addDiskWith(const std::string &name, unsigned minor, unsigned host,
+                     const std::string &wwid, Edit edit) {
         SysfsTreeBuilder::ScsiDisk d;
         d.name = name;
         d.major = 8 + minor / 256;
         d.minor = minor % 256;
         d.host = host;
         d.lun = nextLun_++; // a H:C:T:L of its own in the tree
-        d.sizeSectors = sectors;
-        d.accessState = accessState;
         // A vendor no built-in device entry names: defaults apply.
         d.vendor = "ACME";
         d.model = "Array";
         d.udev = {{"ID_SERIAL", wwid}, {"DEVTYPE", "disk"}};
+        edit(d);
         ASSERT_TRUE(tree_.addScsiDisk(d));
         udev_->addDevice(udevDevice(name, d.major, d.minor, wwid, ""));
     }

@@ -500,6 +500,81 @@ TEST(Daemon, MaxSectorsKbIsWrittenToEachPathOfItsMapBeforeTheTableLoads) {
     EXPECT_EQ(mpath_test::readFile(limit("sdb")), "32");
 }
 
+TEST(Daemon, TransportTimeoutsReachEachIscsiSessionAndFcPortOfTheirMapWithoutAReload) {
+    DaemonHarness h;
+    const std::string timeouts = "devices {\n device {\n vendor ACME\n product Array\n"
+                                 " fast_io_fail_tmo 7\n dev_loss_tmo 60\n }\n}\n";
+    h.config(kTwoMapsConfig + timeouts);
+    using Kind = mpath::testing::SysfsTreeBuilder::HostKind;
+    // Map A over two iSCSI sessions, map B over two FC remote ports.
+    auto iscsi = [](unsigned session, const char *state) {
+        return [=](mpath::testing::SysfsTreeBuilder::ScsiDisk &d) {
+            d.hostKind = Kind::Iscsi;
+            d.iscsiSession = session;
+            d.iscsiTarget = "iqn.2026-12.lab:array";
+            d.accessState = state;
+        };
+    };
+    auto fc = [](const char *state) {
+        return [=](mpath::testing::SysfsTreeBuilder::ScsiDisk &d) {
+            d.hostKind = Kind::FibreChannel;
+            d.hostWwnn = d.hostWwpn = "0x2000000000000001";
+            d.targetWwnn = d.targetWwpn = "0x5000000000000001";
+            d.accessState = state;
+        };
+    };
+    h.addDiskWith("sdb", 16, 1, "36001405aaaa", iscsi(1, "active/optimized"));
+    h.addDiskWith("sdc", 32, 2, "36001405aaaa", iscsi(2, "standby"));
+    h.addDiskWith("sdd", 48, 3, "36001405bbbb", fc("active/optimized"));
+    h.addDiskWith("sde", 64, 4, "36001405bbbb", fc("standby"));
+    const std::string cls = h.tree().sysfsRoot() + "/class/";
+    auto attr = [&](const std::string &rel) { return cls + rel; };
+    for (const char *s : {"session1", "session2"})
+        mpath_test::writeFile(attr(std::string("iscsi_session/") + s + "/recovery_tmo"), "120\n");
+    for (const char *r : {"rport-3:0-0", "rport-4:0-0"}) {
+        std::filesystem::create_directories(attr(std::string("fc_remote_ports/") + r));
+        mpath_test::writeFile(attr(std::string("fc_remote_ports/") + r + "/fast_io_fail_tmo"),
+                              "off\n");
+        mpath_test::writeFile(attr(std::string("fc_remote_ports/") + r + "/dev_loss_tmo"), "30\n");
+    }
+    h.start();
+    h.settle();
+    ASSERT_EQ(h.liveMaps().size(), 2u) << h.logText();
+    EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session1/recovery_tmo")), "7");
+    EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session2/recovery_tmo")), "7");
+    for (const char *r : {"rport-3:0-0", "rport-4:0-0"}) {
+        EXPECT_EQ(
+            mpath_test::readFile(attr(std::string("fc_remote_ports/") + r + "/fast_io_fail_tmo")),
+            "7");
+        EXPECT_EQ(mpath_test::readFile(attr(std::string("fc_remote_ports/") + r + "/dev_loss_tmo")),
+                  "60");
+    }
+    EXPECT_NE(h.logText().find("path sdb: recovery_tmo 7 (fast_io_fail_tmo) set"),
+              std::string::npos)
+        << h.logText();
+    EXPECT_NE(h.logText().find("sdb: dev_loss_tmo has no iSCSI counterpart"), std::string::npos)
+        << "an iSCSI path says why its dev_loss_tmo is not applied";
+
+    // A pass of the map that changes neither the timeouts nor its paths
+    // writes none.
+    mpath_test::writeFile(attr("iscsi_session/session1/recovery_tmo"), "120\n");
+    h.inject("change", "sdb");
+    h.settle();
+    EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session1/recovery_tmo")), "120\n");
+
+    // A new fast_io_fail_tmo reaches every path without reloading a map.
+    h.clearCalls();
+    std::string changed = timeouts;
+    changed.replace(changed.find("fast_io_fail_tmo 7"), 18, "fast_io_fail_tmo 9");
+    h.config(kTwoMapsConfig + changed);
+    ASSERT_TRUE(h.reconfigure());
+    h.settle();
+    EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session1/recovery_tmo")), "9");
+    EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session2/recovery_tmo")), "9");
+    EXPECT_EQ(mpath_test::readFile(attr("fc_remote_ports/rport-3:0-0/fast_io_fail_tmo")), "9");
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+}
+
 TEST(Daemon, ReconfigureKeepsTheRunningConfigurationWhenTheNewOneHasErrors) {
     DaemonHarness h;
     startWithTwoMaps(h);

@@ -12,6 +12,8 @@ std::vector<EffectiveEntry> EffectiveSettings::entries() const {
         const auto &r = this->*k.effective;
         if (!detail::inForce(k, r.value))
             return; // refused: not acted on, so not shown as if it were
+        if (k.unsetByDefault && r.origin == Origin::Builtin)
+            return; // unset: nothing is applied, so no value is shown
         out.push_back({std::string(k.name), detail::formatValue(r.value), r.origin, r.where});
     });
     return out;

@@ -205,13 +205,13 @@ inline const auto &settingKeywords() {
         setting("uid_attribute", NotInMultipath, &S::uidAttribute, &E::uidAttribute, "ID_SERIAL")
             .validate(word),
         setting("fast_io_fail_tmo", NotInMultipath, &S::fastIoFailTmo, &E::fastIoFailTmo,
-                OffOrNumber::number(5))
-            .refused("mpathd does not set transport timeouts; the transport's own "
-                     "fast_io_fail_tmo stays in force"),
+                OffOrNumber::number(5)),
         setting("dev_loss_tmo", NotInMultipath, &S::devLossTmo, &E::devLossTmo,
                 DevLossTmo::after(600))
-            .refused("mpathd does not set transport timeouts; the transport's own "
-                     "dev_loss_tmo stays in force"),
+            .unsetUnlessSet(),
+        setting("eh_deadline", NotInMultipath, &S::ehDeadline, &E::ehDeadline,
+                OffOrNumber::disabled())
+            .unsetUnlessSet(),
         setting("retain_attached_hw_handler", NotInMultipath, &S::retainAttachedHwHandler,
                 &E::retainAttachedHwHandler, true)
             .refused("the kernel always keeps a hardware handler already attached", true),
@@ -343,7 +343,6 @@ inline constexpr auto kOtherKeywords = std::to_array<OtherKeyword>({
     {"uxsock_timeout", 0, Disposition::Unsupported},
     {"vpd_vendor", 0, Disposition::Unsupported},
     {"partition_delimiter", 0, Disposition::Unsupported},
-    {"eh_deadline", 0, Disposition::Unsupported},
     {"force_sync", 0, Disposition::Unsupported},
     {"skip_kpartx_on_reload", 0, Disposition::Unsupported},
     {"unpriv_sgio", 0, Disposition::Unsupported},

@@ -315,7 +315,7 @@ void Discovery::discoverScsi(const std::string &deviceDir, const UdevPropertyMap
 
 void Discovery::scsiTransport(const std::string &deviceDir, Path &p, HostCache *cache) const {
     std::vector<std::string_view> parts = components(deviceDir);
-    std::string host, session, endDevice;
+    std::string host, session, endDevice, rport;
     for (std::string_view c : parts) {
         if (startsWith(c, "host") && allDigits(c.substr(4)))
             host = std::string(c);
@@ -323,7 +323,10 @@ void Discovery::scsiTransport(const std::string &deviceDir, Path &p, HostCache *
             session = std::string(c);
         else if (startsWith(c, "end_device-"))
             endDevice = std::string(c);
+        else if (startsWith(c, "rport-"))
+            rport = std::string(c);
     }
+    p.ids.scsiHost = host;
     // "target" + H:C:T names the fc_transport entry of the device's target.
     std::string target;
     if (!p.scsiAddress.empty())
@@ -355,11 +358,13 @@ void Discovery::scsiTransport(const std::string &deviceDir, Path &p, HostCache *
         p.ids.targetWwnn = sysfs_.readAttribute(t + "/node_name").valueOr("");
         p.ids.targetWwpn = sysfs_.readAttribute(t + "/port_name").valueOr("");
         p.ids.nodeName = p.ids.targetWwnn;
+        p.ids.transportPort = rport;
     } else if (!session.empty()) {
         p.transport = Transport::Iscsi;
         p.protocol = "scsi:iscsi";
         p.ids.nodeName =
             sysfs_.readAttribute("class/iscsi_session/" + session + "/targetname").valueOr("");
+        p.ids.transportPort = session;
     } else if (hostKind == Transport::Sas) {
         p.transport = Transport::Sas;
         p.protocol = "scsi:sas";
@@ -367,6 +372,7 @@ void Discovery::scsiTransport(const std::string &deviceDir, Path &p, HostCache *
             p.ids.targetWwpn =
                 sysfs_.readAttribute("class/sas_device/" + endDevice + "/sas_address").valueOr("");
             p.ids.nodeName = p.ids.targetWwpn;
+            p.ids.transportPort = endDevice;
         }
     }
 }

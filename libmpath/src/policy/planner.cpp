@@ -132,6 +132,19 @@ Plan plan(const Config &config, const PlanInput &input) {
                     it != input.priorityNotes.end())
                     pm.notes.push_back(p.kernelName + ": " + it->second + ", the path ranks -1");
 
+        {
+            // Said only where they apply: a map of FC, iSCSI or SAS paths.
+            std::vector<std::string> timeoutNotes;
+            pm.timeouts = transportTimeouts(eff, globals.pollingInterval.value, &timeoutNotes);
+            bool transported = false;
+            for (const auto &g : pm.map.groups)
+                for (const auto &p : g.paths)
+                    transported = transported || p.transport == model::Transport::Iscsi ||
+                                  p.transport == model::Transport::FibreChannel ||
+                                  p.transport == model::Transport::Sas;
+            if (transported)
+                pm.notes.insert(pm.notes.end(), timeoutNotes.begin(), timeoutNotes.end());
+        }
         applyTableSettings(eff, globals.dmTarget.value, pm.map, &pm.notes);
         chooseHandler(eff, pm.map);
         auto table = dm::buildTableLine(pm.map);

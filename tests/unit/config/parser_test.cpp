@@ -50,19 +50,12 @@ TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndRefusesWhatMpathdDoe
     std::string text = readData("multipath-tools-sample.conf");
     ASSERT_FALSE(text.empty());
     ConfigResult r = parse(text);
-    // The notices multipath-tools gives for the same lines, and ours for
-    // the transport timeouts mpathd does not set.
+    // The notices multipath-tools gives for the same lines, and no more.
     EXPECT_EQ(allDiagnostics(r),
               "warning: /etc/multipath.conf:11: option 'features \"1 queue_if_no_path\"' is "
               "deprecated, please use 'no_path_retry queue' instead\n"
               "warning: /etc/multipath.conf:12: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
-              "warning: /etc/multipath.conf:36: keyword 'dev_loss_tmo' is refused: mpathd "
-              "does not set transport timeouts; the transport's own dev_loss_tmo stays in "
-              "force; ignored\n"
-              "warning: /etc/multipath.conf:61: keyword 'fast_io_fail_tmo' is refused: mpathd "
-              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
-              "force; ignored\n"
               "warning: /etc/multipath.conf:11: ignoring feature 'queue_if_no_path' because "
               "no_path_retry is set to '12'\n");
     EXPECT_FALSE(r.hasErrors());
@@ -90,8 +83,7 @@ TEST(ConfigParser, ReadsAMultipathToolsFileWithItsNoticesAndRefusesWhatMpathdDoe
     ASSERT_EQ(c.multipaths.size(), 2u);
     EXPECT_EQ(c.multipaths[0].alias, "oradata");
     EXPECT_EQ(c.multipaths[1].settings.noPathRetry, NoPathRetry::queue());
-    // Refused: the value is not kept, so nothing claims it is in force.
-    EXPECT_EQ(c.overrides.fastIoFailTmo, std::nullopt);
+    EXPECT_EQ(c.overrides.fastIoFailTmo, OffOrNumber::number(15));
 }
 
 TEST(ConfigParser, RecordsWhereEntriesWereWritten) {
@@ -475,14 +467,12 @@ TEST(ConfigParser, ReadsOffOrNumberKeywords) {
               "a number");
 }
 
-TEST(ConfigParser, ChecksDevLossTmoAndRefusesIt) {
+TEST(ConfigParser, ChecksDevLossTmoAndKeepsIt) {
     for (const char *value : {"infinity", "60"}) {
         ConfigResult r = defaultsLine(std::string("dev_loss_tmo ") + value);
-        EXPECT_EQ(onlyDiagnostic(r),
-                  "/etc/multipath.conf:2: keyword 'dev_loss_tmo' is refused: mpathd does not "
-                  "set transport timeouts; the transport's own dev_loss_tmo stays in force; "
-                  "ignored");
-        EXPECT_FALSE(r.config.defaults.devLossTmo) << value;
+        EXPECT_TRUE(r.diagnostics.empty()) << onlyDiagnostic(r);
+        EXPECT_EQ(r.config.defaults.devLossTmo,
+                  std::string(value) == "60" ? DevLossTmo::after(60) : DevLossTmo::infinite());
     }
     EXPECT_EQ(onlyDiagnostic(defaultsLine("dev_loss_tmo forever")),
               "/etc/multipath.conf:2: invalid value 'forever' for dev_loss_tmo; accepted: "
@@ -720,17 +710,16 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
     EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
     // Anything else is refused on its line, naming the keyword and why...
-    ConfigResult r = parse("defaults {\n fast_io_fail_tmo 10\n dev_loss_tmo 30\n"
+    ConfigResult r = parse("defaults {\n marginal_path_err_sample_time 150\n"
+                           " marginal_path_double_failed_time 10\n"
                            " ghost_delay 30\n marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:2: keyword 'fast_io_fail_tmo' is refused: mpathd "
-              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
-              "force; ignored\n"
-              "warning: /etc/multipath.conf:3: keyword 'dev_loss_tmo' is refused: mpathd does "
-              "not set transport timeouts; the transport's own dev_loss_tmo stays in force; "
-              "ignored\n"
+              "warning: /etc/multipath.conf:2: keyword 'marginal_path_err_sample_time' is "
+              "refused: mpathd does not single out marginal paths; ignored\n"
+              "warning: /etc/multipath.conf:3: keyword 'marginal_path_double_failed_time' is "
+              "refused: mpathd does not single out marginal paths; ignored\n"
               "warning: /etc/multipath.conf:4: keyword 'ghost_delay' is refused: mpathd makes a "
               "map whose paths are all standby at once; ignored\n"
               "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' is refused: mpathd "
@@ -740,8 +729,8 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' is refused: mpathd "
               "registers no persistent reservation keys; ignored\n");
     // ...and not kept: nothing shows it as if it were in force.
-    EXPECT_FALSE(r.config.defaults.fastIoFailTmo);
-    EXPECT_FALSE(r.config.defaults.devLossTmo);
+    EXPECT_FALSE(r.config.defaults.marginalPathErrSampleTime);
+    EXPECT_FALSE(r.config.defaults.marginalPathDoubleFailedTime);
     EXPECT_FALSE(r.config.defaults.ghostDelay);
     EXPECT_FALSE(r.config.globals.marginalPathgroups);
     ASSERT_EQ(r.config.devices.size(), 1u);
@@ -869,15 +858,8 @@ TEST(ConfigParser, ReadsValuesAsMultipathToolsPrintsThemInShowConfig) {
                            "}\n"
                            "overrides {\n"
                            "}\n");
-    // multipath-tools gives the same notices for its own output; we also
-    // refuse those of its values mpathd does not apply.
+    // multipath-tools gives the same notices for its own output.
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:21: keyword 'fast_io_fail_tmo' is refused: mpathd "
-              "does not set transport timeouts; the transport's own fast_io_fail_tmo stays in "
-              "force; ignored\n"
-              "warning: /etc/multipath.conf:22: keyword 'dev_loss_tmo' is refused: mpathd "
-              "does not set transport timeouts; the transport's own dev_loss_tmo stays in "
-              "force; ignored\n"
               "warning: /etc/multipath.conf:23: \"bindings_file\" is deprecated and will be "
               "disabled in a future release\n"
               "warning: /etc/multipath.conf:24: \"wwids_file\" is deprecated and will be "

@@ -195,10 +195,14 @@ TEST(ConfigResolve, ListsEveryValueWithItsOrigin) {
     ASSERT_NE(find("max_sectors_kb"), nullptr);
     EXPECT_EQ(find("max_sectors_kb")->value, "off");
     EXPECT_EQ(find("max_sectors_kb")->origin, Origin::Builtin);
-    // A refused keyword is not listed as if it were in force, nor is a
-    // refused keyword's value that mpathd does not follow.
+    // A keyword no layer sets and whose built-in value means "unset" is
+    // not listed as if a value were applied; a refused keyword's value
+    // that mpathd does not follow is not listed either.
     EXPECT_EQ(find("dev_loss_tmo"), nullptr);
-    EXPECT_EQ(find("fast_io_fail_tmo"), nullptr);
+    EXPECT_EQ(find("eh_deadline"), nullptr);
+    ASSERT_NE(find("fast_io_fail_tmo"), nullptr);
+    EXPECT_EQ(find("fast_io_fail_tmo")->value, "5");
+    EXPECT_EQ(find("ghost_delay")->value, "off");
     ASSERT_NE(find("deferred_remove"), nullptr);
     EXPECT_EQ(find("deferred_remove")->value, "yes");
     ASSERT_NE(find("rr_weight"), nullptr);

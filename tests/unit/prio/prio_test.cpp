@@ -363,7 +363,7 @@ TEST_F(PrioritizerTest, WeightedPathUsesTheFirstMatchingExpression) {
     p.kernelName = "sdc";
     p.scsiAddress = "3:0:1:0";
     p.serial = "ctrlB-77";
-    p.ids = {"0x2000", "0x2100", "0x5000", "0x5001", "", -1};
+    p.ids = {"0x2000", "0x2100", "0x5000", "0x5001", "", -1, "", ""};
     EXPECT_EQ(*priority(*make("weightedpath", "devname ^sd[ab]$ 5 ^sdc$ 20 .* 1"), p), 20);
     EXPECT_EQ(*priority(*make("weightedpath", "hbtl ^3:0:.*:0$ 7"), p), 7);
     EXPECT_EQ(*priority(*make("weightedpath", "serial ^ctrlA 9"), p), 0);

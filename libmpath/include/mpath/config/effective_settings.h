@@ -43,6 +43,7 @@ struct EffectiveSettings {
     Resolved<std::string> uidAttribute;
     Resolved<OffOrNumber> fastIoFailTmo;
     Resolved<DevLossTmo> devLossTmo;
+    Resolved<OffOrNumber> ehDeadline;
     Resolved<bool> retainAttachedHwHandler;
     Resolved<bool> detectPrio;
     Resolved<bool> detectChecker;

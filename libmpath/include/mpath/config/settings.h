@@ -37,6 +37,7 @@ struct Settings {
     std::optional<std::string> uidAttribute;              ///< uid_attribute (udev property)
     std::optional<OffOrNumber> fastIoFailTmo;             ///< fast_io_fail_tmo
     std::optional<DevLossTmo> devLossTmo;                 ///< dev_loss_tmo
+    std::optional<OffOrNumber> ehDeadline;                ///< eh_deadline
     std::optional<bool> retainAttachedHwHandler;          ///< retain_attached_hw_handler
     std::optional<bool> detectPrio;                       ///< detect_prio
     std::optional<bool> detectChecker;                    ///< detect_checker

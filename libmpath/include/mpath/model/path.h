@@ -92,6 +92,11 @@ struct TransportIds {
     std::string targetWwpn;
     std::string nodeName;    ///< target node name (FC WWNN, iSCSI IQN, NVMe subsystem NQN)
     int targetPortGroup{-1}; ///< ALUA target port group, -1 when unknown
+    std::string scsiHost;    ///< the SCSI host of a SCSI path, "host3"; "" otherwise
+    /// The transport's own device of the port that reaches the target, in
+    /// its sysfs class: "rport-3:0-1" (fc_remote_ports), "session2"
+    /// (iscsi_session), "end_device-3:1" (sas_end_device); "" when none.
+    std::string transportPort;
 
     bool operator==(const TransportIds &) const = default;
 };

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "mpath/config/effective_settings.h"
+#include "mpath/model/path.h"
+
+#include <climits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpath::policy {
+
+/// dev_loss_tmo "infinity", as the FC transport takes it.
+inline constexpr unsigned kDevLossInfinity = UINT_MAX;
+
+/// The transport timeouts a map's paths are given (multipath-tools'
+/// fast_io_fail_tmo, dev_loss_tmo and eh_deadline), decided once per map.
+struct TransportTimeouts {
+    /// fast_io_fail_tmo; FC: the remote port's fast_io_fail_tmo, iSCSI: the
+    /// session's recovery_tmo. Always set: multipath-tools' default is 5.
+    config::OffOrNumber fastIoFail{config::OffOrNumber::number(5)};
+    /// dev_loss_tmo in seconds (kDevLossInfinity: infinity); FC: the remote
+    /// port's dev_loss_tmo, SAS: the end device's I_T nexus loss timeout.
+    /// None: the transport's own stays.
+    std::optional<unsigned> devLoss;
+    /// eh_deadline of the SCSI host; none: the host's own stays.
+    std::optional<config::OffOrNumber> ehDeadline;
+    bool queueForever{false}; ///< no_path_retry queue: FC may keep a dev_loss above 600
+    /// A configuration file (not the built-in defaults) asked for them: a
+    /// path they cannot be given to is said, not passed over in silence.
+    bool configured{false};
+    bool devLossConfigured{false}; ///< dev_loss_tmo itself came from a file
+
+    bool operator==(const TransportTimeouts &) const = default;
+};
+
+/// The timeouts \a settings give a map, as multipath-tools decides them:
+/// dev_loss_tmo is raised to cover no_path_retry (no_path_retry x
+/// \a pollingInterval, plus 1 s a minute and one 5 s check, or infinity when
+/// it queues), and fast_io_fail_tmo is turned off when it is not below
+/// dev_loss_tmo. What was changed so is added to \a notes.
+TransportTimeouts transportTimeouts(const config::EffectiveSettings &settings,
+                                    unsigned pollingInterval,
+                                    std::vector<std::string> *notes = nullptr);
+
+/// One sysfs attribute to write, relative to the sysfs root.
+struct SysfsWrite {
+    std::string attribute; ///< "class/iscsi_session/session2/recovery_tmo"
+    std::string value;     ///< "5", "off"
+    std::string keyword;   ///< the keyword it comes from, "fast_io_fail_tmo"
+
+    bool operator==(const SysfsWrite &) const = default;
+};
+
+/// What gives \a path \a timeouts, in the order the kernel needs:
+/// - every SCSI path: its host's eh_deadline;
+/// - FC: the remote port's fast_io_fail_tmo and dev_loss_tmo. The
+///   transport refuses a fast_io_fail_tmo not below the current dev_loss_tmo
+///   (\a fcDevLoss, read just before) and a dev_loss_tmo above 600 while
+///   fast_io_fail_tmo is off, so dev_loss_tmo may first be raised to
+///   fast_io_fail_tmo + 1, or limited to 600;
+/// - iSCSI: the session's recovery_tmo, from fast_io_fail_tmo (dev_loss_tmo
+///   has no iSCSI counterpart; off and 0 cannot be set);
+/// - SAS: the end device's I_T_nexus_loss_timeout, from dev_loss_tmo.
+/// Paths of other transports get nothing. What cannot be applied is added
+/// to \a notes when the timeouts were configured.
+std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &timeouts, const model::Path &path,
+                                      std::optional<unsigned> fcDevLoss,
+                                      std::vector<std::string> *notes = nullptr);
+
+} // namespace mpath::policy
