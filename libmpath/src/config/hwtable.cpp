@@ -291,8 +291,9 @@ std::vector<DeviceEntry> buildTable() {
         aluaSettings(NoPathRetry::times(12)));
 
     // --- Linux-IO target (targetcli), used by the lab and by many
-    // software arrays. Its TUR answers even for a standby port, so
-    // directio is the checker.
+    // software arrays. directio is the checker, as in multipath-tools'
+    // entry; where scsi_dh_alua refuses its reads (a standby port), the
+    // checker asks with a TUR (DirectioChecker).
     {
         Settings s = aluaSettings(NoPathRetry::times(12));
         s.hardwareHandler = handler("alua");
