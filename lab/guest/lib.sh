@@ -242,3 +242,249 @@ fio_stop() {
 	grep -qiE 'io_u error|verify:|bad magic|bad header' "$2" && return 1
 	awk -F';' '$1 == 3 { seen = 1; if ($5 != 0) bad = 1 } END { exit !(seen && !bad) }' "$2"
 }
+
+# --- An iSCSI SAN on the guest's loopback -------------------------------
+# The kernel's LIO target (configfs) exports LUNs, files in /tmp, through
+# one target IQN and several portals (TPG N on 127.0.0.1:3259+N); the
+# guest's own iscsid logs in through each, so every LUN has one sd path a
+# portal (one session, one SCSI host each). Each backstore has one ALUA
+# port group a portal (A for portal 1, B for 2, ...: id N), all
+# active/optimized at first. What was made is recorded under /run/san.
+SAN_IQN=iqn.2026-01.org.mpath.lab:san
+SAN_INITIATOR=iqn.2026-01.org.mpath.lab:initiator
+SAN_CFS=/sys/kernel/config/target
+SAN_RUN=/run/san
+SAN_GROUPS=(- A B C D)
+
+# san_port N: the TCP port of portal N.
+san_port() { echo $((3259 + $1)); }
+
+# san_w VALUE FILE: write a configfs/sysfs attribute, or fail saying which.
+san_w() { echo "$1" 2>/dev/null > "$2" || die "san: cannot write '$1' to $2"; }
+
+# san_log: where the SAN's programs write (the scenario's results).
+san_log() { echo "${RESULTS:-$SAN_RUN}/san.log"; }
+
+# san_iscsi [LUNS [PORTALS]]: set up the SAN (default 1 LUN of 64 MiB, 2
+# portals), log in through every portal, wait until every sd path exists
+# and udev has settled, and print san_paths. replacement_timeout 30 s,
+# NOP-Out every 5 s with a 5 s timeout: a portal that stops answering
+# puts its session into recovery within about 10 s, and its paths fail
+# I/O 30 s later. iscsid's log is $RESULTS/iscsid.log, the commands' san.log.
+san_iscsi() {
+	local luns=${1:-1} portals=${2:-2} i p m dev tpg log
+	[ "$luns" -ge 1 ] && [ "$luns" -le 8 ] || die "san_iscsi: 1 to 8 LUNs, not $luns"
+	[ "$portals" -ge 1 ] && [ "$portals" -le 4 ] || die "san_iscsi: 1 to 4 portals, not $portals"
+	[ ! -e "$SAN_RUN/portals" ] || die "san_iscsi: the SAN is already set up"
+	mkdir -p "$SAN_RUN"
+	log=$(san_log)
+	for m in configfs target_core_mod target_core_file iscsi_target_mod iscsi_tcp \
+		scsi_dh_alua nf_tables; do
+		modprobe "$m" || die "san_iscsi: modprobe $m failed"
+	done
+	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config ||
+		die "san_iscsi: cannot mount configfs"
+	ip link set lo up || die "san_iscsi: cannot bring up lo"
+	# LIO's state folder (db_root): without pr/, every PERSISTENT RESERVE
+	# OUT fails (it writes the APTPL file even when APTPL is off).
+	mkdir -p /var/target/pr /var/target/alua
+
+	# The target: one fileio backstore a LUN, its ALUA groups, one TPG a portal.
+	for ((i = 0; i < luns; i++)); do
+		dev=$SAN_CFS/core/fileio_$i/lun$i
+		mkdir -p "$dev" || die "san_iscsi: cannot make $dev"
+		san_w "fd_dev_name=/tmp/san-lun$i.img,fd_dev_size=$((64 << 20))" "$dev/control"
+		san_w 1 "$dev/enable"
+		san_w "lab-san-lun$i" "$dev/wwn/vpd_unit_serial"
+		for ((p = 1; p <= portals; p++)); do
+			mkdir "$dev/alua/${SAN_GROUPS[p]}" || die "san_iscsi: cannot make ALUA group ${SAN_GROUPS[p]}"
+			san_w "$p" "$dev/alua/${SAN_GROUPS[p]}/tg_pt_gp_id"
+		done
+	done
+	for ((p = 1; p <= portals; p++)); do
+		tpg=$SAN_CFS/iscsi/$SAN_IQN/tpgt_$p
+		mkdir -p "$tpg" || die "san_iscsi: cannot make $tpg"
+		for ((i = 0; i < luns; i++)); do
+			mkdir "$tpg/lun/lun_$i" || die "san_iscsi: cannot make LUN $i of TPG $p"
+			ln -s "$SAN_CFS/core/fileio_$i/lun$i" "$tpg/lun/lun_$i/backstore" ||
+				die "san_iscsi: cannot export LUN $i through TPG $p"
+			san_w "${SAN_GROUPS[p]}" "$tpg/lun/lun_$i/alua_tg_pt_gp"
+		done
+		mkdir "$tpg/np/127.0.0.1:$(san_port "$p")" || die "san_iscsi: cannot open portal $p"
+		san_w 0 "$tpg/attrib/authentication"
+		san_w 1 "$tpg/attrib/generate_node_acls"
+		san_w 1 "$tpg/attrib/cache_dynamic_acls"
+		san_w 0 "$tpg/attrib/demo_mode_write_protect"
+		san_w 1 "$tpg/enable"
+	done
+	echo "$luns" > "$SAN_RUN/luns"
+
+	# The initiator: the guest's own iscsid, its node records in /etc/iscsi.
+	mkdir -p /etc/iscsi/nodes /etc/iscsi/send_targets /etc/iscsi/ifaces /run/lock/iscsi
+	echo "InitiatorName=$SAN_INITIATOR" > /etc/iscsi/initiatorname.iscsi
+	cat > /etc/iscsi/iscsid.conf <<'CONF'
+node.startup = manual
+node.session.auth.authmethod = None
+discovery.sendtargets.auth.authmethod = None
+node.session.timeo.replacement_timeout = 30
+node.conn[0].timeo.noop_out_interval = 5
+node.conn[0].timeo.noop_out_timeout = 5
+node.conn[0].timeo.login_timeout = 15
+node.session.initial_login_retry_max = 4
+node.session.scan = auto
+CONF
+	setsid iscsid -f >> "${RESULTS:-$SAN_RUN}/iscsid.log" 2>&1 < /dev/null &
+	echo $! > "$SAN_RUN/iscsid.pid"
+	wait_until 20 grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix ||
+		die "san_iscsi: iscsid did not start: $(tail -n 5 "${RESULTS:-$SAN_RUN}/iscsid.log")"
+	for ((p = 1; p <= portals; p++)); do
+		iscsiadm -m discovery -t sendtargets -p "127.0.0.1:$(san_port "$p")" >> "$log" 2>&1 ||
+			die "san_iscsi: discovery through portal $p failed: $(tail -n 3 "$log")"
+	done
+	echo "$portals" > "$SAN_RUN/portals"
+	for ((p = 1; p <= portals; p++)); do
+		san_login "$p"
+	done
+	san_paths | tee "$SAN_RUN/paths"
+}
+
+# san_paths [PORTAL]: "PORTAL LUN SDNAME" of every iSCSI path, one a line,
+# sorted; with PORTAL, the sd names of that portal's paths only. Read from
+# sysfs: a portal logged in again has new sd names.
+san_paths() {
+	local s d hctl tpgt
+	for s in /sys/class/iscsi_session/session*; do
+		[ -e "$s/tpgt" ] || continue
+		tpgt=$(cat "$s/tpgt")
+		for d in "$(readlink -f "$s/device")"/target*/*/block/*; do
+			[ -e "$d" ] || continue
+			hctl=$(basename "$(dirname "$(dirname "$d")")")
+			echo "$tpgt ${hctl##*:} $(basename "$d")"
+		done
+	done | sort -n -k1,1 -k2,2 | if [ $# -gt 0 ]; then awk -v p="$1" '$1 == p { print $3 }'; else cat; fi
+}
+
+# san_session_of SDNAME: the iSCSI session of a path,
+# /sys/class/iscsi_session/sessionN (its state, recovery_tmo, tpgt...).
+san_session_of() {
+	local p
+	p=$(readlink -f "/sys/block/$1/device") || return 1
+	[[ $p =~ /(session[0-9]+)/ ]] || return 1
+	echo "/sys/class/iscsi_session/${BASH_REMATCH[1]}"
+}
+
+# san_portal_of SDNAME: the portal (TPG number) a path goes through.
+san_portal_of() {
+	local s
+	s=$(san_session_of "$1") || return 1
+	cat "$s/tpgt"
+}
+
+# san_login N / san_logout N: log in through portal N (and wait until its
+# sd paths exist and udev settled) / log out of it.
+san_login() {
+	local p=$1 log n
+	log=$(san_log)
+	n=$(cat "$SAN_RUN/luns")
+	iscsiadm -m node -T "$SAN_IQN" -p "127.0.0.1:$(san_port "$p")" --login >> "$log" 2>&1 ||
+		die "san_login $p failed: $(tail -n 3 "$log")"
+	wait_until 60 san_has_paths "$p" "$n" ||
+		die "san_login $p: $(san_paths "$p" | wc -l) of $n sd paths after 60 s"
+	udevadm settle --timeout=30
+}
+san_logout() {
+	local log
+	log=$(san_log)
+	iscsiadm -m node -T "$SAN_IQN" -p "127.0.0.1:$(san_port "$1")" --logout >> "$log" 2>&1 ||
+		die "san_logout $1 failed: $(tail -n 3 "$log")"
+	udevadm settle --timeout=30
+}
+# san_has_paths PORTAL N: portal PORTAL has N sd paths (for wait_until).
+san_has_paths() { [ "$(san_paths "$1" | wc -l)" -eq "$2" ]; }
+
+# san_portal_drop N / san_portal_restore N: drop every TCP segment to or
+# from portal N (nftables, both directions, nothing logged, nobody logged
+# out): its sessions see a dead link and go into recovery. Restore lets
+# iscsid log in again by itself.
+san_portal_drop() {
+	local port
+	port=$(san_port "$1")
+	nft -f - <<-RULES || die "san_portal_drop $1: nft failed"
+		table inet lab_san_p$1 {
+			chain in {
+				type filter hook input priority -10; policy accept;
+				tcp dport $port drop
+				tcp sport $port drop
+			}
+			chain out {
+				type filter hook output priority -10; policy accept;
+				tcp dport $port drop
+				tcp sport $port drop
+			}
+		}
+	RULES
+}
+san_portal_restore() { nft delete table inet "lab_san_p$1" || die "san_portal_restore $1: nft failed"; }
+
+# san_alua_state GROUP STATE: set ALUA port group GROUP (A, B...) of every
+# LUN to STATE: 0 or optimized (active/optimized), 1 or non-optimized,
+# 2 or standby, 3 or unavailable, 14 or offline, 15 or transitioning. The
+# target tells the initiator by a unit attention on that group's paths:
+# scsi_dh_alua's access_state changes after the next command through one.
+san_alua_state() {
+	local g=$1 st=$2 f n=0
+	case $st in
+	optimized | active/optimized) st=0 ;;
+	non-optimized | active/non-optimized) st=1 ;;
+	standby) st=2 ;;
+	unavailable) st=3 ;;
+	offline) st=14 ;;
+	transitioning) st=15 ;;
+	[0-9] | 1[0-9]) ;;
+	*) die "san_alua_state: unknown state '$st'" ;;
+	esac
+	for f in "$SAN_CFS"/core/fileio_*/*/alua/"$g"/alua_access_state; do
+		[ -e "$f" ] || continue
+		san_w "$st" "$f"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || die "san_alua_state: no ALUA group '$g'"
+}
+
+# san_teardown: log out, stop iscsid, take the target down and unload the
+# modules (the lab's clean-up runs it after each scenario that set up a SAN).
+san_teardown() {
+	local t f pid
+	for t in $(nft list tables 2>/dev/null | awk '$3 ~ /^lab_san_p/ { print $3 }'); do
+		nft delete table inet "$t"
+	done
+	if [ -e "$SAN_RUN/iscsid.pid" ]; then
+		timeout 60 iscsiadm -m node -u > /dev/null 2>&1
+		pid=$(cat "$SAN_RUN/iscsid.pid")
+		kill "$pid" 2>/dev/null
+		wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+	fi
+	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
+	for t in "$SAN_CFS"/iscsi/*/tpgt_*; do
+		[ -d "$t" ] || continue
+		echo 0 > "$t/enable" 2>/dev/null
+		for f in "$t"/lun/lun_*/*; do [ -L "$f" ] && rm -f "$f"; done
+		rmdir "$t"/lun/lun_* "$t"/np/* "$t" 2>/dev/null
+	done
+	rmdir "$SAN_CFS"/iscsi/* "$SAN_CFS/iscsi" 2>/dev/null
+	for f in "$SAN_CFS"/core/fileio_*/*/; do
+		[ -d "$f/alua" ] || continue
+		rmdir "$f"alua/[A-Z] 2>/dev/null
+		rmdir "$f"
+	done
+	rmdir "$SAN_CFS"/core/fileio_* 2>/dev/null
+	rm -f /tmp/san-lun*.img
+	rm -rf /var/target
+	rm -rf "$SAN_RUN"
+	for t in iscsi_tcp libiscsi_tcp libiscsi scsi_transport_iscsi iscsi_target_mod \
+		target_core_file target_core_iblock target_core_pscsi target_core_user \
+		target_core_mod nf_tables; do
+		grep -q "^$t " /proc/modules && modprobe -r "$t" 2>/dev/null
+	done
+	return 0
+}
