@@ -188,6 +188,7 @@ void Daemon::reconfigure(std::function<void(Result<void>)> done) {
             for (auto &[name, rec] : state_.paths)
                 paths_->reprioritize(name);
             logNotice({}, "configuration read again");
+            reconciler_->forgetTimeouts();
             reconciler_->run();
             done(mpath::ok());
         });

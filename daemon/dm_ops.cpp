@@ -197,47 +197,94 @@ void DmOps::applyLimits(const std::string &name, const PathLimits &limits) const
     }
 }
 
+namespace {
+
+/// What giving a map's paths their timeouts did, for the loop to log.
+struct TimeoutsDone {
+    struct Line {
+        bool warning{false};
+        std::string path; ///< "" for the map
+        std::string text;
+    };
+    std::vector<Line> lines;
+    bool retry{false}; ///< a write was refused for now (EBUSY)
+};
+
+/// Runs in the lane: owns everything it uses, logs nothing itself.
+TimeoutsDone writeTimeouts(const std::string &root, const mpath::policy::TransportTimeouts &t,
+                           const std::vector<mpath::model::Path> &paths) {
+    TimeoutsDone out;
+    for (const auto &note : t.notes)
+        out.lines.push_back({false, "", note});
+    for (const auto &p : paths) {
+        std::optional<unsigned> fcDevLoss;
+        if (p.transport == mpath::model::Transport::FibreChannel && !p.ids.transportPort.empty()) {
+            auto v = readAttribute(root + "/class/fc_remote_ports/" + p.ids.transportPort +
+                                   "/dev_loss_tmo");
+            unsigned n = 0;
+            if (v && std::sscanf(v->c_str(), "%u", &n) == 1)
+                fcDevLoss = n;
+        }
+        std::vector<std::string> notes;
+        for (const auto &w : mpath::policy::timeoutWrites(t, p, fcDevLoss, &notes)) {
+            const std::string file = root + "/" + w.attribute;
+            const std::string attr = w.attribute.substr(w.attribute.rfind('/') + 1);
+            if (readAttribute(file) == w.value)
+                continue;
+            const int err = writeAttribute(file, w.value);
+            const std::string what = attr + " " + w.value + " (" + w.keyword + ")";
+            if (err == 0) {
+                out.lines.push_back({false, p.kernelName, what + " set"});
+                continue;
+            }
+            if (err == EBUSY) {
+                out.retry = true;
+                out.lines.push_back(
+                    {false, p.kernelName, "cannot set " + what + " now: " + std::strerror(err)});
+            } else if (err == EINVAL && w.keyword == "eh_deadline") {
+                out.lines.push_back(
+                    {false, p.kernelName,
+                     "cannot set " + what + ": its host's driver does not take it"});
+            } else {
+                out.lines.push_back(
+                    {true, p.kernelName, "cannot set " + what + ": " + std::strerror(err)});
+            }
+            if (w.prerequisite)
+                break; // what follows needs it
+        }
+        for (auto &n : notes)
+            out.lines.push_back({false, "", std::move(n)});
+    }
+    return out;
+}
+
+} // namespace
+
 void DmOps::applyTimeouts(const std::string &wwid, const std::string &name,
                           const mpath::policy::TransportTimeouts &timeouts,
-                          std::vector<mpath::model::Path> paths) {
-    run<bool>(
+                          std::vector<mpath::model::Path> paths, std::function<void(bool)> done) {
+    run<TimeoutsDone>(
         wwid, daemon_.env().messageDeadline,
-        [this, wwid, name, timeouts,
-         paths = std::move(paths)](mpath::dm::DeviceMapper &) -> Result<bool> {
-            const std::string &root = daemon_.env().sysfsRoot;
-            for (const auto &p : paths) {
-                std::optional<unsigned> fcDevLoss;
-                if (p.transport == mpath::model::Transport::FibreChannel &&
-                    !p.ids.transportPort.empty()) {
-                    auto v = readAttribute(root + "/class/fc_remote_ports/" + p.ids.transportPort +
-                                           "/dev_loss_tmo");
-                    unsigned n = 0;
-                    if (v && std::sscanf(v->c_str(), "%u", &n) == 1)
-                        fcDevLoss = n;
-                }
-                std::vector<std::string> notes;
-                for (const auto &w : mpath::policy::timeoutWrites(timeouts, p, fcDevLoss, &notes)) {
-                    const std::string file = root + "/" + w.attribute;
-                    const std::string attr = w.attribute.substr(w.attribute.rfind('/') + 1);
-                    if (readAttribute(file) == w.value)
-                        continue;
-                    const int err = writeAttribute(file, w.value);
-                    const std::string what = attr + " " + w.value + " (" + w.keyword + ")";
-                    if (err == 0)
-                        logInfo(aboutPath(p.kernelName, name), what + " set");
-                    else if (err == EBUSY)
-                        logInfo(aboutPath(p.kernelName, name),
-                                "cannot set " + what + " now: its port is blocked");
-                    else
-                        logWarning(aboutPath(p.kernelName, name),
-                                   "cannot set " + what + ": " + std::strerror(err));
-                }
-                for (const auto &n : notes)
-                    logInfo(aboutMap(name, wwid), n);
-            }
-            return true;
+        [root = daemon_.env().sysfsRoot, timeouts,
+         paths = std::move(paths)](mpath::dm::DeviceMapper &) -> Result<TimeoutsDone> {
+            return writeTimeouts(root, timeouts, paths);
         },
-        [](Result<bool>) {});
+        [wwid, name, done = std::move(done)](Result<TimeoutsDone> r) {
+            if (!r) {
+                logWarning(aboutMap(name, wwid), "transport timeouts: " + r.error().message);
+                done(true);
+                return;
+            }
+            for (const auto &l : r->lines) {
+                const Subject about =
+                    l.path.empty() ? aboutMap(name, wwid) : aboutPath(l.path, name);
+                if (l.warning)
+                    logWarning(about, l.text);
+                else
+                    logInfo(about, l.text);
+            }
+            done(r->retry);
+        });
 }
 
 void DmOps::releaseCookie(const std::string &wwid, mpath::dm::UdevCookie cookie, bool force) {

@@ -70,10 +70,12 @@ public:
                  std::function<void(mpath::Result<void>)> done);
     /// Gives \a paths of map \a name the transport timeouts \a timeouts
     /// (fast_io_fail_tmo, dev_loss_tmo, eh_deadline), writing only the
-    /// attributes whose value differs, and logs each change and refusal.
+    /// attributes whose value differs; each change and refusal is logged on
+    /// the loop. \a done gets true when a write was refused for now
+    /// (EBUSY: a blocked port, a host in recovery) and is worth another try.
     void applyTimeouts(const std::string &wwid, const std::string &name,
                        const mpath::policy::TransportTimeouts &timeouts,
-                       std::vector<mpath::model::Path> paths);
+                       std::vector<mpath::model::Path> paths, std::function<void(bool)> done);
     /// A target message ("fail_path 8:16"); logged when it fails.
     void message(const std::string &wwid, const std::string &name, const std::string &text,
                  std::function<void(mpath::Result<void>)> done = {});

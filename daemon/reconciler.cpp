@@ -678,18 +678,42 @@ void Reconciler::applyTimeouts(MapRecord &rec) {
     // reload asked for in the same pass.
     const mpath::policy::TransportTimeouts &t = rec.planned->timeouts;
     std::vector<mpath::model::Path> paths;
+    std::vector<std::string> names;
+    for (const auto &g : rec.planned->map.groups)
+        for (const auto &p : g.paths) {
+            names.push_back(p.kernelName + "=" + p.ids.transportPort + "@" + p.ids.scsiHost);
+            paths.push_back(p);
+        }
+    // The paths as a set: a new order (a regrouping) changes nothing.
+    std::sort(names.begin(), names.end());
     std::string key = mpath::config::toString(t.fastIoFail) + " " +
                       (t.devLoss ? std::to_string(*t.devLoss) : "-") + " " +
                       (t.ehDeadline ? mpath::config::toString(*t.ehDeadline) : "-");
-    for (const auto &g : rec.planned->map.groups)
-        for (const auto &p : g.paths) {
-            key += " " + p.kernelName + "=" + p.ids.transportPort;
-            paths.push_back(p);
-        }
+    for (const auto &n : names)
+        key += " " + n;
     if (key == rec.timeoutsApplied)
         return;
-    rec.timeoutsApplied = std::move(key);
-    daemon_.dmOps().applyTimeouts(rec.wwid, rec.name, t, std::move(paths));
+    rec.timeoutsApplied = key;
+    ++inFlight_;
+    const std::string wwid = rec.wwid;
+    daemon_.dmOps().applyTimeouts(
+        wwid, rec.name, t, std::move(paths), [this, wwid, key](bool retry) {
+            --inFlight_;
+            // A write refused for now (a blocked port) is made again at the
+            // map's next pass.
+            auto &maps = daemon_.mutableState().maps;
+            if (auto it = maps.find(wwid);
+                retry && it != maps.end() && it->second.timeoutsApplied == key)
+                it->second.timeoutsApplied.clear();
+            checkSettled();
+        });
+}
+
+/// At a reconfigure every map's paths get their timeouts again, as
+/// multipath-tools sets every map up again.
+void Reconciler::forgetTimeouts() {
+    for (auto &[wwid, rec] : daemon_.mutableState().maps)
+        rec.timeoutsApplied.clear();
 }
 
 void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets) {

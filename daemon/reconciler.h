@@ -37,6 +37,9 @@ public:
 
     /// Plan now.
     void run();
+    /// Every map's paths get their transport timeouts again at their next
+    /// pass (a new configuration).
+    void forgetTimeouts();
 
     /// The state files' first read is done: a pass that waited for it runs.
     void filesLoaded();

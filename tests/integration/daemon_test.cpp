@@ -527,6 +527,13 @@ TEST(Daemon, TransportTimeoutsReachEachIscsiSessionAndFcPortOfTheirMapWithoutARe
     h.addDiskWith("sdc", 32, 2, "36001405aaaa", iscsi(2, "standby"));
     h.addDiskWith("sdd", 48, 3, "36001405bbbb", fc("active/optimized"));
     h.addDiskWith("sde", 64, 4, "36001405bbbb", fc("standby"));
+    auto said = [&](const std::string &text) {
+        size_t n = 0;
+        const std::string log = h.logText();
+        for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1))
+            ++n;
+        return n;
+    };
     const std::string cls = h.tree().sysfsRoot() + "/class/";
     auto attr = [&](const std::string &rel) { return cls + rel; };
     for (const char *s : {"session1", "session2"})
@@ -549,6 +556,7 @@ TEST(Daemon, TransportTimeoutsReachEachIscsiSessionAndFcPortOfTheirMapWithoutARe
         EXPECT_EQ(mpath_test::readFile(attr(std::string("fc_remote_ports/") + r + "/dev_loss_tmo")),
                   "60");
     }
+    EXPECT_EQ(said("recovery_tmo 7 (fast_io_fail_tmo) set"), 2u) << h.logText();
     EXPECT_NE(h.logText().find("path sdb: recovery_tmo 7 (fast_io_fail_tmo) set"),
               std::string::npos)
         << h.logText();
@@ -558,9 +566,12 @@ TEST(Daemon, TransportTimeoutsReachEachIscsiSessionAndFcPortOfTheirMapWithoutARe
     // A pass of the map that changes neither the timeouts nor its paths
     // writes none.
     mpath_test::writeFile(attr("iscsi_session/session1/recovery_tmo"), "120\n");
+    const unsigned plans = h.daemon().counters().plans;
     h.inject("change", "sdb");
     h.settle();
+    ASSERT_GT(h.daemon().counters().plans, plans) << "the event planned the map again";
     EXPECT_EQ(mpath_test::readFile(attr("iscsi_session/session1/recovery_tmo")), "120\n");
+    EXPECT_EQ(said("recovery_tmo 7 (fast_io_fail_tmo) set"), 2u) << h.logText();
 
     // A new fast_io_fail_tmo reaches every path without reloading a map.
     h.clearCalls();

@@ -28,7 +28,7 @@ std::function<CheckOutcome()> DirectioChecker::job(std::chrono::milliseconds tim
         auto r = sys::directRead(devnode);
         if (r)
             return {model::CheckerState::Up, "read the first block"};
-        if (portRefusesIo(devnode))
+        if (r.code() == EIO && portRefusesIo(devnode))
             return TurChecker(devnode).job(timeout)();
         return {model::CheckerState::Down, r.error().message};
     };

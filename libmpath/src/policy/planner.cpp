@@ -142,8 +142,10 @@ Plan plan(const Config &config, const PlanInput &input) {
                     transported = transported || p.transport == model::Transport::Iscsi ||
                                   p.transport == model::Transport::FibreChannel ||
                                   p.transport == model::Transport::Sas;
-            if (transported)
+            if (transported) {
                 pm.notes.insert(pm.notes.end(), timeoutNotes.begin(), timeoutNotes.end());
+                pm.timeouts.notes = std::move(timeoutNotes);
+            }
         }
         applyTableSettings(eff, globals.dmTarget.value, pm.map, &pm.notes);
         chooseHandler(eff, pm.map);

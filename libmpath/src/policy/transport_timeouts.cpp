@@ -35,7 +35,9 @@ TransportTimeouts transportTimeouts(const config::EffectiveSettings &settings,
                                     unsigned pollingInterval, std::vector<std::string> *notes) {
     TransportTimeouts t;
     t.fastIoFail = settings.fastIoFailTmo.value;
-    if (settings.devLossTmo.origin != Origin::Builtin) {
+    // 0 is multipath-tools' "unset": the transport's own stays.
+    if (settings.devLossTmo.origin != Origin::Builtin &&
+        (settings.devLossTmo.value.infinity || settings.devLossTmo.value.seconds != 0)) {
         const config::DevLossTmo d = settings.devLossTmo.value;
         t.devLoss = d.infinity ? kDevLossInfinity : d.seconds;
         t.devLossConfigured = true;
@@ -104,8 +106,8 @@ std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &t, const Path &pa
             }
             // fast_io_fail_tmo must stay below dev_loss_tmo at every step.
             if (fast.value >= *fcDevLoss)
-                out.push_back(
-                    {dir + "dev_loss_tmo", std::to_string(fast.value + 1), "fast_io_fail_tmo"});
+                out.push_back({dir + "dev_loss_tmo", std::to_string(fast.value + 1),
+                               "fast_io_fail_tmo", true});
         } else if (devLoss && *devLoss > kFcDevLossWithoutFastIoFail && !t.queueForever) {
             note(notes, name + ": dev_loss_tmo limited to 600: fast_io_fail_tmo is " +
                             config::toString(fast));
@@ -132,9 +134,10 @@ std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &t, const Path &pa
                        std::to_string(t.fastIoFail.value), "fast_io_fail_tmo"});
         break;
     case Transport::Sas:
-        if (!port.empty() && devLoss)
-            out.push_back({"class/sas_end_device/" + port + "/I_T_nexus_loss_timeout",
-                           std::to_string(*devLoss), "dev_loss_tmo"});
+        // multipath-tools writes dev_loss_tmo there and fails unseen.
+        if (t.devLossConfigured)
+            note(notes, name + ": dev_loss_tmo is not applied: a SAS end device's I_T nexus "
+                               "loss timeout is read-only");
         break;
     default:
         if (t.configured && (t.devLoss || !t.fastIoFail.off))

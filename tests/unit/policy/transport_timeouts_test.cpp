@@ -122,19 +122,21 @@ TEST(TransportTimeouts, IscsiTakesNoDevLossAndCannotSwitchRecoveryOffAndSaysSo) 
     EXPECT_EQ(notes[1], "sdb: an iSCSI session's recovery_tmo cannot be off; session1's stays");
 }
 
-TEST(TransportTimeouts, SasTakesDevLossAsItsNexusLossTimeoutAndEveryScsiHostItsEhDeadline) {
+TEST(TransportTimeouts, SasKeepsItsReadOnlyNexusLossTimeoutAndEveryScsiHostTakesEhDeadline) {
     TransportTimeouts t = transportTimeouts(
         settingsFrom("devices {\n device {\n vendor ACME\n product Disk\n dev_loss_tmo 45\n"
                      " eh_deadline 10\n }\n}\n"),
         5);
     EXPECT_TRUE(t.configured);
-    EXPECT_EQ(attributes(timeoutWrites(t, pathOn(Transport::Sas, "end_device-3:1"), {})),
-              (std::vector<std::string>{"class/scsi_host/host3/eh_deadline=10",
-                                        "class/sas_end_device/end_device-3:1/"
-                                        "I_T_nexus_loss_timeout=45"}));
+    std::vector<std::string> notes;
+    EXPECT_EQ(attributes(timeoutWrites(t, pathOn(Transport::Sas, "end_device-3:1"), {}, &notes)),
+              std::vector<std::string>{"class/scsi_host/host3/eh_deadline=10"});
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "sdb: dev_loss_tmo is not applied: a SAS end device's I_T nexus loss "
+                        "timeout is read-only");
     // A SCSI path without a transport class (virtio-scsi, scsi_debug) takes
     // eh_deadline only, and says why the rest is not applied.
-    std::vector<std::string> notes;
+    notes.clear();
     EXPECT_EQ(attributes(timeoutWrites(t, pathOn(Transport::Scsi, ""), {}, &notes)),
               std::vector<std::string>{"class/scsi_host/host3/eh_deadline=10"});
     ASSERT_EQ(notes.size(), 1u);
@@ -143,4 +145,25 @@ TEST(TransportTimeouts, SasTakesDevLossAsItsNexusLossTimeoutAndEveryScsiHostItsE
     EXPECT_TRUE(timeoutWrites(t, pathOn(Transport::Nvme, ""), {}, &notes).empty());
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_EQ(notes[0], "sdb: transport timeouts apply to SCSI paths only (this one is nvme)");
+}
+
+TEST(TransportTimeouts, DevLossZeroIsUnsetAsInMultipathTools) {
+    // Not a dev_loss_tmo of 0 (the FC drivers make it 1 s: a link bounce
+    // would remove the disks), and fast_io_fail_tmo stays.
+    TransportTimeouts t = transportTimeouts(settingsFrom("defaults {\n dev_loss_tmo 0\n}\n"), 5);
+    EXPECT_FALSE(t.devLoss);
+    EXPECT_EQ(t.fastIoFail, OffOrNumber::number(5));
+    const std::string dir = "class/fc_remote_ports/rport-3:0-1/";
+    EXPECT_EQ(attributes(timeoutWrites(t, pathOn(Transport::FibreChannel, "rport-3:0-1"), 60u)),
+              std::vector<std::string>{dir + "fast_io_fail_tmo=5"});
+}
+
+TEST(TransportTimeouts, OnlyTheTemporaryFcDevLossIsAPrerequisiteOfTheWritesAfterIt) {
+    TransportTimeouts t = transportTimeouts(
+        settingsFrom("defaults {\n fast_io_fail_tmo 30\n dev_loss_tmo 90\n}\n"), 5);
+    auto writes = timeoutWrites(t, pathOn(Transport::FibreChannel, "rport-3:0-1"), 10u);
+    ASSERT_EQ(writes.size(), 3u);
+    EXPECT_TRUE(writes[0].prerequisite);
+    EXPECT_FALSE(writes[1].prerequisite);
+    EXPECT_FALSE(writes[2].prerequisite);
 }

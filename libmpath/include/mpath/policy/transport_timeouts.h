@@ -30,6 +30,10 @@ struct TransportTimeouts {
     /// path they cannot be given to is said, not passed over in silence.
     bool configured{false};
     bool devLossConfigured{false}; ///< dev_loss_tmo itself came from a file
+    /// What the decision changed (dev_loss_tmo raised, fast_io_fail_tmo
+    /// turned off), one line each, for the log; the planner fills it for a
+    /// map of FC, iSCSI or SAS paths only.
+    std::vector<std::string> notes;
 
     bool operator==(const TransportTimeouts &) const = default;
 };
@@ -48,6 +52,9 @@ struct SysfsWrite {
     std::string attribute; ///< "class/iscsi_session/session2/recovery_tmo"
     std::string value;     ///< "5", "off"
     std::string keyword;   ///< the keyword it comes from, "fast_io_fail_tmo"
+    /// The path's later writes need this one: when it is refused, they
+    /// are not made (the FC port's temporary dev_loss_tmo).
+    bool prerequisite{false};
 
     bool operator==(const SysfsWrite &) const = default;
 };
@@ -60,8 +67,10 @@ struct SysfsWrite {
 ///   fast_io_fail_tmo is off, so dev_loss_tmo may first be raised to
 ///   fast_io_fail_tmo + 1, or limited to 600;
 /// - iSCSI: the session's recovery_tmo, from fast_io_fail_tmo (dev_loss_tmo
-///   has no iSCSI counterpart; off and 0 cannot be set);
-/// - SAS: the end device's I_T_nexus_loss_timeout, from dev_loss_tmo.
+///   has no iSCSI counterpart; off and 0 are not set, as multipath-tools
+///   does not);
+/// - SAS: nothing: the end device's I_T nexus loss timeout, dev_loss_tmo's
+///   counterpart, is read-only in sysfs.
 /// Paths of other transports get nothing. What cannot be applied is added
 /// to \a notes when the timeouts were configured.
 std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &timeouts, const model::Path &path,
