@@ -402,29 +402,34 @@ san_logout() {
 # san_has_paths PORTAL N: portal PORTAL has N sd paths (for wait_until).
 san_has_paths() { [ "$(san_paths "$1" | wc -l)" -eq "$2" ]; }
 
-# san_portal_drop N / san_portal_restore N: drop every TCP segment to or
-# from portal N (nftables, both directions, nothing logged, nobody logged
-# out): its sessions see a dead link and go into recovery. Restore lets
-# iscsid log in again by itself.
-san_portal_drop() {
-	local port
-	port=$(san_port "$1")
-	nft -f - <<-RULES || die "san_portal_drop $1: nft failed"
-		table inet lab_san_p$1 {
+# san_tcp_drop TAG PORT / san_tcp_restore TAG: drop every TCP segment to
+# or from local TCP port PORT (nftables table lab_san_TAG, both
+# directions, nothing logged), and let them through again. A connection
+# through it sees a dead link: nobody closes it.
+san_tcp_drop() {
+	nft -f - <<-RULES || die "san_tcp_drop $1 $2: nft failed"
+		table inet lab_san_$1 {
 			chain in {
 				type filter hook input priority -10; policy accept;
-				tcp dport $port drop
-				tcp sport $port drop
+				tcp dport $2 drop
+				tcp sport $2 drop
 			}
 			chain out {
 				type filter hook output priority -10; policy accept;
-				tcp dport $port drop
-				tcp sport $port drop
+				tcp dport $2 drop
+				tcp sport $2 drop
 			}
 		}
 	RULES
 }
-san_portal_restore() { nft delete table inet "lab_san_p$1" || die "san_portal_restore $1: nft failed"; }
+san_tcp_restore() { nft delete table inet "lab_san_$1" || die "san_tcp_restore $1: nft failed"; }
+
+# san_portal_drop N / san_portal_restore N: drop every TCP segment to or
+# from portal N (san_tcp_drop, table lab_san_pN): its sessions see a dead
+# link and go into recovery, nobody logs out. Restore lets iscsid log in
+# again by itself.
+san_portal_drop() { san_tcp_drop "p$1" "$(san_port "$1")"; }
+san_portal_restore() { san_tcp_restore "p$1"; }
 
 # san_alua_state GROUP STATE: set ALUA port group GROUP (A, B...) of every
 # LUN to STATE: 0 or optimized (active/optimized), 1 or non-optimized,
@@ -452,12 +457,14 @@ san_alua_state() {
 }
 
 # san_teardown: log out, stop iscsid, take the target down and unload the
-# modules (the lab's clean-up runs it after each scenario that set up a SAN).
+# modules; likewise for the NVMe over TCP SAN (san_nvme_teardown). The
+# lab's clean-up runs it after each scenario that set up a SAN.
 san_teardown() {
 	local t f pid
-	for t in $(nft list tables 2>/dev/null | awk '$3 ~ /^lab_san_p/ { print $3 }'); do
+	for t in $(nft list tables 2>/dev/null | awk '$3 ~ /^lab_san_/ { print $3 }'); do
 		nft delete table inet "$t"
 	done
+	san_nvme_teardown
 	if [ -e "$SAN_RUN/iscsid.pid" ]; then
 		timeout 60 iscsiadm -m node -u > /dev/null 2>&1
 		pid=$(cat "$SAN_RUN/iscsid.pid")
@@ -486,5 +493,195 @@ san_teardown() {
 		target_core_mod nf_tables; do
 		grep -q "^$t " /proc/modules && modprobe -r "$t" 2>/dev/null
 	done
+	return 0
+}
+
+# --- An NVMe over TCP SAN on the guest's loopback -----------------------
+# The kernel's nvmet target (configfs, nvmet-tcp) exports namespaces, files
+# in /tmp, through one subsystem and several ports (port N on
+# 127.0.0.1:4419+N); the guest's own host (nvme-tcp, nvme connect) connects
+# through each, so every namespace has one nvmeXnY path a port (one
+# controller a port: nvme_core.multipath=N). ANA: groups 1 and 2 exist on
+# every port, namespace I is in group 1 when I is odd, 2 when even; a
+# group's state is set per port (san_ana_state), all optimized at first.
+SAN_NQN=nqn.2026-01.org.mpath.lab:nvme-san
+SAN_HOSTNQN=nqn.2026-01.org.mpath.lab:nvme-host
+SAN_HOSTID=6c61622d-6d70-6174-6800-000000000001
+SAN_NVMET=/sys/kernel/config/nvmet
+# The host's timeouts (nvme connect; fast_io_fail_tmo through sysfs, which
+# nvme-cli 2.3 cannot set): keep-alive timeout 5 s; a lost controller tries
+# to reconnect every 2 s and is deleted after ctrl_loss_tmo / reconnect_delay
+# = 30 failed attempts (60 s or more: an attempt through a port that drops
+# its traffic waits about 3 s for its connect to time out); I/O without
+# REQ_FAILFAST (device-mapper's has it) waits 2 s for a reconnect, then fails.
+SAN_NVME_KATO=5 SAN_NVME_RECONNECT=2 SAN_NVME_LOSS=60 SAN_NVME_FASTFAIL=2
+
+# san_nvme_port N: the TCP port of NVMe port N.
+san_nvme_port() { echo $((4419 + $1)); }
+
+# san_nvme [NAMESPACES [PORTS]]: set up the NVMe SAN (default 1 namespace
+# of 64 MiB, 2 ports), connect through every port, wait until every path
+# exists and udev has settled, and print san_nvme_paths. The commands'
+# output goes to san.log.
+san_nvme() {
+	local nss=${1:-1} ports=${2:-2} i p g m sub ns port
+	[ "$nss" -ge 1 ] && [ "$nss" -le 8 ] || die "san_nvme: 1 to 8 namespaces, not $nss"
+	[ "$ports" -ge 1 ] && [ "$ports" -le 4 ] || die "san_nvme: 1 to 4 ports, not $ports"
+	[ ! -e "$SAN_RUN/nvme-ports" ] || die "san_nvme: the NVMe SAN is already set up"
+	mkdir -p "$SAN_RUN"
+	for m in configfs nvmet nvmet-tcp nvme-fabrics nvme-tcp nf_tables; do
+		modprobe "$m" || die "san_nvme: modprobe $m failed"
+	done
+	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config ||
+		die "san_nvme: cannot mount configfs"
+	ip link set lo up || die "san_nvme: cannot bring up lo"
+
+	# The ports and their ANA groups (group 1 exists on a new port, 2 is
+	# made; a made group starts inaccessible).
+	for ((p = 1; p <= ports; p++)); do
+		port=$SAN_NVMET/ports/$p
+		mkdir "$port" || die "san_nvme: cannot make $port"
+		san_w tcp "$port/addr_trtype"
+		san_w ipv4 "$port/addr_adrfam"
+		san_w 127.0.0.1 "$port/addr_traddr"
+		san_w "$(san_nvme_port "$p")" "$port/addr_trsvcid"
+		mkdir "$port/ana_groups/2" || die "san_nvme: cannot make ANA group 2 on port $p"
+		for g in 1 2; do san_w optimized "$port/ana_groups/$g/ana_state"; done
+	done
+	echo "$ports" > "$SAN_RUN/nvme-made-ports"
+	# The subsystem and its namespaces (buffered: tmpfs takes no O_DIRECT
+	# before 6.6).
+	sub=$SAN_NVMET/subsystems/$SAN_NQN
+	mkdir "$sub" || die "san_nvme: cannot make $sub"
+	san_w 1 "$sub/attr_allow_any_host"
+	san_w lab-nvme-san "$sub/attr_serial"
+	for ((i = 1; i <= nss; i++)); do
+		ns=$sub/namespaces/$i
+		mkdir "$ns" || die "san_nvme: cannot make namespace $i"
+		truncate -s 64M "/tmp/san-nvme-ns$i.img" || die "san_nvme: cannot make /tmp/san-nvme-ns$i.img"
+		san_w "/tmp/san-nvme-ns$i.img" "$ns/device_path"
+		san_w "$(printf '6c61622d-6e76-6d65-0000-%012d' "$i")" "$ns/device_uuid"
+		san_w 1 "$ns/buffered_io"
+		san_w $((2 - i % 2)) "$ns/ana_grpid"
+		san_w 1 "$ns/enable"
+	done
+	echo "$nss" > "$SAN_RUN/nvme-namespaces"
+	for ((p = 1; p <= ports; p++)); do
+		ln -s "$sub" "$SAN_NVMET/ports/$p/subsystems/$SAN_NQN" ||
+			die "san_nvme: cannot export the subsystem through port $p"
+	done
+	echo "$ports" > "$SAN_RUN/nvme-ports"
+	for ((p = 1; p <= ports; p++)); do
+		san_nvme_connect "$p"
+	done
+	san_nvme_paths | tee "$SAN_RUN/nvme-paths"
+}
+
+# san_nvme_ctrl N: the host's controller (nvmeX) connected through port N.
+san_nvme_ctrl() {
+	local c a
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$SAN_NQN" ] || continue
+		a=$(cat "$c/address" 2>/dev/null)
+		[[ $a == *"trsvcid=$(san_nvme_port "$1")"* ]] && basename "$c"
+	done
+}
+
+# san_nvme_paths [PORT]: "PORT NSID NAME" of every NVMe path, one a line,
+# sorted; with PORT, the block device names of that port's paths only.
+san_nvme_paths() {
+	local p c d ports
+	ports=$(cat "$SAN_RUN/nvme-ports" 2>/dev/null || echo 0)
+	for ((p = 1; p <= ports; p++)); do
+		for c in $(san_nvme_ctrl "$p"); do
+			for d in /sys/class/nvme/"$c"/nvme*n*; do
+				[ -e "$d/nsid" ] || continue
+				echo "$p $(cat "$d/nsid") $(basename "$d")"
+			done
+		done
+	done | sort -n -k1,1 -k2,2 | if [ $# -gt 0 ]; then awk -v p="$1" '$1 == p { print $3 }'; else cat; fi
+}
+
+# san_nvme_has_paths PORT N: port PORT has N paths (for wait_until).
+san_nvme_has_paths() { [ "$(san_nvme_paths "$1" | wc -l)" -eq "$2" ]; }
+
+# san_nvme_connect N / san_nvme_disconnect N: connect through port N (with
+# the lab's timeouts, above; wait until its paths exist and udev settled)
+# / disconnect its controller.
+san_nvme_connect() {
+	local p=$1 log n c
+	log=$(san_log)
+	n=$(cat "$SAN_RUN/nvme-namespaces")
+	nvme connect -t tcp -a 127.0.0.1 -s "$(san_nvme_port "$p")" -n "$SAN_NQN" \
+		-q "$SAN_HOSTNQN" -I "$SAN_HOSTID" -k "$SAN_NVME_KATO" -c "$SAN_NVME_RECONNECT" \
+		-l "$SAN_NVME_LOSS" >> "$log" 2>&1 || die "san_nvme_connect $p failed: $(tail -n 3 "$log")"
+	wait_until 30 san_nvme_has_paths "$p" "$n" ||
+		die "san_nvme_connect $p: $(san_nvme_paths "$p" | wc -l) of $n paths after 30 s"
+	c=$(san_nvme_ctrl "$p")
+	san_w "$SAN_NVME_FASTFAIL" "/sys/class/nvme/$c/fast_io_fail_tmo"
+	udevadm settle --timeout=30
+}
+san_nvme_disconnect() {
+	local c log
+	log=$(san_log)
+	for c in $(san_nvme_ctrl "$1"); do
+		nvme disconnect -d "$c" >> "$log" 2>&1 || die "san_nvme_disconnect $1 failed: $(tail -n 3 "$log")"
+	done
+	udevadm settle --timeout=30
+}
+
+# san_nvme_port_drop N / san_nvme_port_restore N: drop every TCP segment
+# to or from NVMe port N (san_tcp_drop, table lab_san_nvmeN): its
+# controller misses its keep-alive, fails its I/O and tries to reconnect
+# every 2 s; once restored, it reconnects by itself (unless it gave up
+# first, after 30 attempts, 60 s or more: then it is gone).
+san_nvme_port_drop() { san_tcp_drop "nvme$1" "$(san_nvme_port "$1")"; }
+san_nvme_port_restore() { san_tcp_restore "nvme$1"; }
+
+# san_ana_state PORT STATE [GROUP]: set the ANA state of GROUP (1 or 2;
+# both when left out) as seen through NVMe port PORT: optimized,
+# non-optimized, inaccessible, persistent-loss or change. The target
+# sends an ANA change notice; the host (nvme_core.multipath=N reads no ANA
+# log) learns it from the status of the next I/O through that port (an ANA
+# error for inaccessible, persistent-loss and change) or from the ANA log
+# page (nvme ana-log /dev/nvmeX).
+san_ana_state() {
+	local p=$1 st=$2 g
+	case $st in
+	optimized | non-optimized | inaccessible | persistent-loss | change) ;;
+	*) die "san_ana_state: unknown state '$st'" ;;
+	esac
+	[ -d "$SAN_NVMET/ports/$p" ] || die "san_ana_state: no NVMe port $p"
+	for g in ${3:-1 2}; do
+		san_w "$st" "$SAN_NVMET/ports/$p/ana_groups/$g/ana_state"
+	done
+}
+
+# san_nvme_teardown: disconnect, take the target down, unload the modules
+# (part of san_teardown).
+san_nvme_teardown() {
+	local c p ns sub=$SAN_NVMET/subsystems/$SAN_NQN ports
+	[ -e "$SAN_RUN/nvme-made-ports" ] || [ -d "$sub" ] || return 0
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$SAN_NQN" ] || continue
+		timeout 60 nvme disconnect -d "$(basename "$c")" > /dev/null 2>&1
+	done
+	ports=$(cat "$SAN_RUN/nvme-made-ports" 2>/dev/null || echo 4)
+	for ((p = 1; p <= ports; p++)); do
+		[ -d "$SAN_NVMET/ports/$p" ] || continue
+		rm -f "$SAN_NVMET/ports/$p/subsystems/$SAN_NQN"
+		rmdir "$SAN_NVMET/ports/$p/ana_groups/2" "$SAN_NVMET/ports/$p" 2>/dev/null
+	done
+	for ns in "$sub"/namespaces/*; do
+		[ -d "$ns" ] || continue
+		echo 0 > "$ns/enable" 2>/dev/null
+		rmdir "$ns"
+	done
+	rmdir "$sub" 2>/dev/null
+	rm -f /tmp/san-nvme-ns*.img "$SAN_RUN"/nvme-*
+	for c in nvme_tcp nvme_fabrics nvmet_tcp; do
+		grep -q "^$c " /proc/modules && modprobe -r "$c" 2>/dev/null
+	done
+	grep -q '^nvme_loop ' /proc/modules || modprobe -r nvmet 2>/dev/null
 	return 0
 }
