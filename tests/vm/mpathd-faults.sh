@@ -88,7 +88,14 @@ mapfile -t act < <(printf '%s\n' "${sd[@]}" | active_paths)
 standby=$(printf '%s\n' "${sd[@]}" | grep -vxF -e "${act[0]}" -e "${act[1]}")
 sdwwid=$(wwid_of "${sd[0]}")
 mpathd_start
-wait_until 30 sh -c "[ \$(dmsetup table '$(map_of "$sdwwid")' 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l) -eq 3 ]" ||
+# three_paths: the scsi_debug LUN's map exists and has its 3 paths (the
+# map is looked up at each try: it may not exist yet).
+three_paths() {
+	local m
+	m=$(map_of "$sdwwid")
+	[ -n "$m" ] && [ "$(dmsetup table "$m" 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l)" -eq 3 ]
+}
+wait_until 30 three_paths ||
 	die "no map with the 3 scsi_debug paths: $(dmsetup table)"
 map=$(map_of "$sdwwid")
 sdev=$(devt "$standby")
@@ -250,7 +257,7 @@ mpathctl reconfigure > "$RESULTS/reconfigure.txt" 2>&1 || die "mpathctl reconfig
 modprobe -r scsi_debug || die "scsi_debug did not unload"
 mapfile -t sd < <(scsi_debug_paths add_host=3)
 [ ${#sd[@]} -eq 3 ] || die "expected three scsi_debug paths, got: ${sd[*]}"
-wait_until 30 sh -c "[ \$(dmsetup table '$(map_of "$sdwwid")' 2>/dev/null | grep -oE ' [0-9]+:[0-9]+ ' | wc -l) -eq 3 ]" ||
+wait_until 30 three_paths ||
 	die "no map with the 3 new scsi_debug paths: $(dmsetup table)"
 map=$(map_of "$sdwwid")
 udevadm settle --timeout=10
