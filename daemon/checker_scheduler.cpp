@@ -7,8 +7,12 @@
 #include "path_tracker.h"
 #include "reconciler.h"
 
+#include <array>
+#include <cstring>
+#include <mpath/discovery/vpd.h>
 #include <mpath/dm/table.h>
 #include <mpath/policy/planner.h>
+#include <mpath/sys/file.h>
 
 namespace mpathd {
 
@@ -172,6 +176,7 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
     const std::string devt = rec.path.devtString();
 
     if (down(outcome.state)) {
+        rec.wwidRechecked = false;
         if (!down(before) || first)
             logWarning(aboutPath(kernelName, mapName),
                        "checker " + std::string(rec.checker->name()) + " says " +
@@ -203,7 +208,13 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
             daemon_.policies().update(rec.mapWwid);
             return;
         }
-        if (restored && live && !rec.adminFailed) {
+        if (restored && live && !rec.adminFailed && !rec.changedWwid.empty()) {
+            // Another LUN answers behind it: never reinstated.
+        } else if (restored && live && !rec.adminFailed && !rec.wwidRechecked &&
+                   recheckWwidApplies(rec)) {
+            recheckWwid(kernelName, rec, mapName);
+        } else if (restored && live && !rec.adminFailed) {
+            rec.wwidRechecked = false; // the next restore asks again
             const bool quiet = rec.flaps > 1;
             const std::string text = "checker " + std::string(rec.checker->name()) + " says " +
                                      std::string(mpath::model::toString(outcome.state)) +
@@ -238,6 +249,109 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
     else
         rec.interval = polling;
     arm(kernelName, rec.interval);
+}
+
+bool CheckerScheduler::recheckWwidApplies(const PathRecord &rec) const {
+    // As multipath-tools: SCSI devices whose WWID is udev's ID_SERIAL
+    // (the default) or page 0x83 itself, which a fresh INQUIRY gives again.
+    if (rec.path.scsiAddress.empty() || rec.path.wwid.empty())
+        return false;
+    const auto eff = daemon_.config().effective(rec.path);
+    const std::string &uid = eff.uidAttribute.value;
+    return eff.recheckWwid.value && (uid.empty() || uid == "ID_SERIAL");
+}
+
+void CheckerScheduler::recheckWwid(const std::string &kernelName, PathRecord &rec,
+                                   const std::string &mapName) {
+    if (rec.wwidChecking)
+        return;
+    auto send = daemon_.env().prio.scsiCommand;
+    if (!send) {
+        rec.wwidRechecked = true;
+        return checkSoon(kernelName);
+    }
+    rec.wwidChecking = true;
+    logInfo(aboutPath(kernelName, mapName), "up again: reading its WWID from the device before "
+                                            "reinstating it (recheck_wwid)");
+    const mpath::model::Path path = rec.path;
+    const auto timeout = commandTimeout();
+    daemon_.ioExecutor().run<std::string>(
+        daemon_.env().prio.devDirectory + "/" + kernelName, checkDeadline(),
+        [send, path, timeout]() -> mpath::Result<std::string> {
+            // INQUIRY, EVPD page 0x83, read fresh: sysfs keeps the page
+            // the kernel read when it found the device.
+            constexpr uint16_t kLength = 4096;
+            const std::array<uint8_t, 6> cdb{
+                0x12, 0x01, 0x83, uint8_t(kLength >> 8), uint8_t(kLength & 0xff), 0};
+            auto page = send(path.kernelName, cdb, kLength, timeout);
+            if (!page)
+                return page.error();
+            namespace vpd = mpath::discovery::vpd;
+            // udev gives ID_SERIAL in one of two orders (with and without
+            // sg3-utils' rules): the same device is either.
+            auto wwid = vpd::wwidFromPage83(*page, vpd::Order::Udev, path.vendor, path.product);
+            if (!wwid)
+                return wwid.error();
+            if (*wwid == path.wwid)
+                return *wwid;
+            if (auto other =
+                    vpd::wwidFromPage83(*page, vpd::Order::ScsiId, path.vendor, path.product);
+                other && *other == path.wwid)
+                return *other;
+            return *wwid;
+        },
+        [this, kernelName, mapName, generation = rec.generation](mpath::Result<std::string> r) {
+            auto &paths = daemon_.mutableState().paths;
+            auto it = paths.find(kernelName);
+            if (it == paths.end() || it->second.generation != generation)
+                return;
+            PathRecord &rec = it->second;
+            rec.wwidChecking = false;
+            if (!r) {
+                // As multipath-tools: no answer is no evidence of a change.
+                logWarning(aboutPath(kernelName, mapName), "cannot read its WWID again (" +
+                                                               r.error().message +
+                                                               "): reinstated as the same device");
+            } else if (*r != rec.path.wwid) {
+                wwidChanged(kernelName, rec, *r);
+                return;
+            }
+            rec.wwidRechecked = true;
+            checkSoon(kernelName);
+        });
+}
+
+void CheckerScheduler::wwidChanged(const std::string &kernelName, PathRecord &rec,
+                                   const std::string &fresh) {
+    const auto map = daemon_.state().maps.find(rec.mapWwid);
+    const std::string mapName = map != daemon_.state().maps.end() ? map->second.name : "";
+    logError(aboutPath(kernelName, mapName),
+             "came back with WWID " + fresh + " instead of " + rec.path.wwid +
+                 ": another LUN is behind it now. Not reinstated; it leaves " +
+                 (mapName.empty() ? std::string("its map") : mapName) +
+                 " and is described again (recheck_wwid)");
+    rec.changedWwid = fresh;
+    daemon_.reconciler().schedule(rec.mapWwid);
+    // As multipath-tools: the kernel reads the device's identity again,
+    // and udev describes it anew, with its new WWID.
+    const std::string sysfs = daemon_.env().sysfsRoot + "/block/" + kernelName;
+    daemon_.ioExecutor().run<std::string>(
+        daemon_.env().prio.devDirectory + "/" + kernelName, commandTimeout(),
+        [sysfs]() -> mpath::Result<std::string> {
+            std::string failed;
+            if (int err = mpath::sys::writeAttribute(sysfs + "/device/rescan", "1"))
+                failed = "rescan: " + std::string(std::strerror(err));
+            if (int err = mpath::sys::writeAttribute(sysfs + "/uevent", "add"))
+                failed +=
+                    (failed.empty() ? "" : "; ") + std::string("add event: ") + std::strerror(err);
+            return failed;
+        },
+        [this, kernelName](mpath::Result<std::string> r) {
+            const std::string why = r ? *r : r.error().message;
+            if (!why.empty())
+                logWarning(aboutPath(kernelName),
+                           "asking the kernel and udev to describe it again failed: " + why);
+        });
 }
 
 std::chrono::milliseconds CheckerScheduler::reinstateHold(const PathRecord &rec) const {

@@ -53,6 +53,14 @@ private:
     /// How long after its last reinstate a path the kernel keeps failing
     /// waits for the next one.
     std::chrono::milliseconds reinstateHold(const PathRecord &rec) const;
+    /// recheck_wwid is set for \a rec's device, and it can be read again.
+    bool recheckWwidApplies(const PathRecord &rec) const;
+    /// Reads the WWID of path \a kernelName, up again, from the device;
+    /// the same: reinstated at once; another: wwidChanged().
+    void recheckWwid(const std::string &kernelName, PathRecord &rec, const std::string &mapName);
+    /// The device now has WWID \a fresh: it stays failed, leaves its map,
+    /// and the kernel and udev are asked to describe it again.
+    void wwidChanged(const std::string &kernelName, PathRecord &rec, const std::string &fresh);
     /// What the daemon takes the kernel's state of path \a kernelName to be.
     void setDmState(const std::string &kernelName, mpath::model::DmPathState s);
     /// Says once that a SCSI path has no sg node: its checks then run as

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <mpath/dm/table.h>
 #include <mpath/policy/transport_timeouts.h>
+#include <mpath/sys/file.h>
 #include <optional>
 #include <unistd.h>
 
@@ -37,19 +38,6 @@ std::optional<std::string> readAttribute(const std::string &file) {
     while (!v.empty() && (v.back() == '\n' || v.back() == ' '))
         v.pop_back();
     return v;
-}
-
-/// Writes \a value to a sysfs attribute: 0, or the errno of the refusal.
-int writeAttribute(const std::string &file, const std::string &value) {
-    int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    int err = 0;
-    if (::write(fd, value.data(), value.size()) != static_cast<ssize_t>(value.size()))
-        err = errno ? errno : EIO;
-    if (::close(fd) < 0 && err == 0)
-        err = errno;
-    return err;
 }
 
 } // namespace
@@ -231,7 +219,7 @@ TimeoutsDone writeTimeouts(const std::string &root, const mpath::policy::Transpo
             const std::string attr = w.attribute.substr(w.attribute.rfind('/') + 1);
             if (readAttribute(file) == w.value)
                 continue;
-            const int err = writeAttribute(file, w.value);
+            const int err = mpath::sys::writeAttribute(file, w.value);
             const std::string what = attr + " " + w.value + " (" + w.keyword + ")";
             if (err == 0) {
                 out.lines.push_back({false, p.kernelName, what + " set"});

@@ -80,6 +80,18 @@ bool PathTracker::update(const UdevDevice &device) {
     path.failCount = before.failCount;
     if (!added && before.wwid != path.wwid)
         unindex(device.sysname, before.wwid);
+    if (!rec.changedWwid.empty()) {
+        // recheck_wwid found another LUN behind it: it stays out of every
+        // map until udev, after the rescan, describes it anew.
+        if (path.wwid == rec.changedWwid || path.wwid != before.wwid) {
+            logNotice(aboutPath(device.sysname),
+                      "udev now gives it WWID " + path.wwid + ": it joins that WWID's map, if any");
+            rec.changedWwid.clear();
+        } else {
+            logDebug(aboutPath(device.sysname),
+                     "udev still gives it WWID " + path.wwid + ", the device " + rec.changedWwid);
+        }
+    }
     auto &byWwid = daemon_.mutableState().pathsByWwid;
     byWwid[path.wwid].insert(device.sysname);
     rec.path = std::move(path);
@@ -240,7 +252,7 @@ mpath::policy::PlanInput PathTracker::planInput(const std::set<std::string> *wwi
     for (const auto *entry : chosen) {
         const std::string &name = entry->first;
         const PathRecord &rec = entry->second;
-        if (rec.adminRemoved)
+        if (rec.adminRemoved || !rec.changedWwid.empty())
             continue;
         // Group order follows priorities only: a path going down or coming
         // back is a message to the kernel (and failback's business), never

@@ -48,6 +48,14 @@ struct PathRecord {
     /// An administrator failed it: checks do not reinstate it until an
     /// administrator does.
     bool adminFailed{false};
+    /// recheck_wwid: its WWID is being read from the device again before
+    /// it is reinstated, or was and is the same (reinstate it now).
+    bool wwidChecking{false};
+    bool wwidRechecked{false};
+    /// recheck_wwid: the device came back with this other WWID (the LUN
+    /// behind the path changed). No plan uses it until udev describes it
+    /// with another WWID than before; "" when not.
+    std::string changedWwid;
     /// An administrator took it out of its map: no plan uses it until it
     /// is added again (or udev adds it again).
     bool adminRemoved{false};

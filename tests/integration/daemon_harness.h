@@ -89,6 +89,12 @@ public:
         udev_->addDevice(udevDevice(name, d.major, d.minor, wwid, ""));
     }
 
+    /// The SCSI commands the daemon sends to devices (before start()); by
+    /// default every one is refused with ENODEV.
+    void answerScsi(decltype(mpath::prio::Context::scsiCommand) answer) {
+        scsiCommand_ = std::move(answer);
+    }
+
     /// A uevent for a disk added with addDisk().
     void inject(const std::string &action, const std::string &name) {
         mpath::discovery::UdevDevice d;
@@ -160,6 +166,8 @@ public:
         env.sysfsRoot = tree_.sysfsRoot();
         env.checkers = checkers_.factory();
         env.prio = mpath::prio::Context::noDevices();
+        if (scsiCommand_)
+            env.prio.scsiCommand = scsiCommand_;
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
         env.lmpathAvailable = [lmpath] { return lmpath; };
         env.raiseOpenFiles =
@@ -369,6 +377,7 @@ private:
     std::shared_ptr<mpath::testing::SerializedDeviceMapper> dm_;
     SysfsTreeBuilder tree_;
     mpath::testing::ScriptedCheckers checkers_;
+    decltype(mpath::prio::Context::scsiCommand) scsiCommand_;
     std::vector<std::string> notes_;
     std::vector<std::optional<unsigned long>> openFileTargets_;
     std::optional<mpath::Error> openFilesError_;

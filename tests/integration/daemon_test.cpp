@@ -1,11 +1,13 @@
 #include "daemon_harness.h"
 
 #include <future>
+#include <map>
 #include <mpath/config/parser.h>
 #include <mpath/discovery/udev_property_files.h>
 #include <mpath/policy/gatherer.h>
 #include <mpath/state/bindings_file.h>
 #include <mpath/state/wwids_file.h>
+#include <mutex>
 
 using namespace mpathd_test;
 using mpath::model::CheckerState;
@@ -322,6 +324,148 @@ TEST(Daemon, ACheckerFailureFailsThePathAndRecoveryReinstatesIt) {
     h.checkers().set("/dev/sdb", CheckerState::Up);
     h.advance(5s);
     EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:16")) << h.logText();
+}
+
+namespace {
+
+// Real-length NAA WWIDs (ID_SERIAL '3' + 16 bytes), so that a device's
+// page 0x83 can give them.
+const std::string kWwidA = "36001405aaaaaaaaaaaaaaaaaaaaaaaaa";
+const std::string kWwidB = "36001405bbbbbbbbbbbbbbbbbbbbbbbbb";
+
+/// Page 0x83 with one NAA logical unit designator: \a wwid's.
+std::vector<uint8_t> page83(const std::string &wwid) {
+    std::vector<uint8_t> p{0x00, 0x83, 0x00, 20, 0x01, 0x03, 0x00, 16};
+    for (size_t i = 1; i + 1 < wwid.size(); i += 2)
+        p.push_back(static_cast<uint8_t>(std::stoul(wwid.substr(i, 2), nullptr, 16)));
+    return p;
+}
+
+/// Maps A (sdb, sdc) and B (sdd, sde) with recheck_wwid \a recheck; the
+/// devices answer INQUIRY page 0x83 with what \a lunBehind says is behind
+/// each (by kernel name), and the daemon's INQUIRYs are counted.
+struct RecheckRig {
+    std::map<std::string, std::string> lunBehind{
+        {"sdb", kWwidA}, {"sdc", kWwidA}, {"sdd", kWwidB}, {"sde", kWwidB}};
+    std::mutex lock;
+    unsigned inquiries{0};
+
+    void start(DaemonHarness &h, bool recheck) {
+        h.config(std::string("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+                             "  dm_target multipath\n  polling_interval 5\n  recheck_wwid ") +
+                 (recheck ? "yes" : "no") + "\n}\n");
+        h.addDisk("sdb", 16, 1, kWwidA);
+        h.addDisk("sdc", 32, 2, kWwidA);
+        h.addDisk("sdd", 48, 1, kWwidB);
+        h.addDisk("sde", 64, 2, kWwidB);
+        for (const char *d : {"sdb", "sdc", "sdd", "sde"}) {
+            mpath_test::writeFile(h.tree().sysfsRoot() + "/block/" + d + "/device/rescan", "");
+            mpath_test::writeFile(h.tree().sysfsRoot() + "/block/" + d + "/uevent", "");
+        }
+        h.answerScsi([this](const std::string &name, std::span<const uint8_t> cdb, size_t,
+                            std::chrono::milliseconds) -> mpath::Result<std::vector<uint8_t>> {
+            if (cdb.size() != 6 || cdb[0] != 0x12 || cdb[1] != 0x01 || cdb[2] != 0x83)
+                return mpath::Error{EIO, "only INQUIRY page 0x83 here"};
+            std::lock_guard g(lock);
+            ++inquiries;
+            return page83(lunBehind.at(name));
+        });
+        h.start();
+        h.settle();
+    }
+    void remap(const std::string &name, const std::string &wwid) {
+        std::lock_guard g(lock);
+        lunBehind[name] = wwid;
+    }
+    unsigned asked() {
+        std::lock_guard g(lock);
+        return inquiries;
+    }
+};
+
+std::string sysfsFile(DaemonHarness &h, const std::string &path) {
+    return mpath_test::readFile(h.tree().sysfsRoot() + path);
+}
+
+} // namespace
+
+TEST(Daemon, RecheckWwidKeepsAPathWhoseLunChangedWhileDownOutOfItsMap) {
+    DaemonHarness h;
+    RecheckRig rig;
+    rig.start(h, true);
+    ASSERT_NE(h.table(kWwidA).find("8:32"), std::string::npos) << h.logText();
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(5s);
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:32")) << h.logText();
+    // While it is down, the array maps map B's LUN behind that port.
+    rig.remap("sdc", kWwidB);
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(5s);
+    h.settle();
+    EXPECT_GE(rig.asked(), 1u);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32"))
+        << "another LUN's path was reinstated into map A\n"
+        << h.logText();
+    EXPECT_EQ(h.table(kWwidA).find("8:32"), std::string::npos) << h.table(kWwidA);
+    EXPECT_NE(h.table(kWwidA).find("8:16"), std::string::npos) << h.table(kWwidA);
+    EXPECT_TRUE(h.logged("sdc")) << h.logText();
+    EXPECT_TRUE(h.logged("came back with WWID " + kWwidB + " instead of " + kWwidA)) << h.logText();
+    // The kernel reads its identity again, and udev describes it anew.
+    EXPECT_EQ(sysfsFile(h, "/block/sdc/device/rescan"), "1");
+    EXPECT_EQ(sysfsFile(h, "/block/sdc/uevent"), "add");
+    // Later checks do not put it back either.
+    h.advance(20s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_EQ(h.table(kWwidA).find("8:32"), std::string::npos) << h.table(kWwidA);
+
+    // udev's new description: it joins map B, the LUN now behind it.
+    auto sdc = h.device("sdc");
+    sdc.properties["ID_SERIAL"] = kWwidB;
+    sdc.action = "add";
+    h.injectDevice(sdc);
+    h.settle();
+    EXPECT_NE(h.table(kWwidB).find("8:32"), std::string::npos) << h.table(kWwidB);
+    EXPECT_EQ(h.table(kWwidA).find("8:32"), std::string::npos) << h.table(kWwidA);
+}
+
+TEST(Daemon, RecheckWwidReinstatesAPathThatCameBackWithItsLun) {
+    DaemonHarness h;
+    RecheckRig rig;
+    rig.start(h, true);
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(5s);
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:32")) << h.logText();
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(5s);
+    EXPECT_EQ(rig.asked(), 1u);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_EQ(sysfsFile(h, "/block/sdc/device/rescan"), "");
+    // Each return is checked again (after the hold a quick relapse earns).
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(25s);
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:32")) << h.logText();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(45s);
+    EXPECT_EQ(rig.asked(), 2u);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, WithoutRecheckWwidAReturningPathIsReinstatedUnasked) {
+    DaemonHarness h;
+    RecheckRig rig;
+    rig.start(h, false);
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(5s);
+    rig.remap("sdc", kWwidB);
+    h.clearCalls();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(5s);
+    EXPECT_EQ(rig.asked(), 0u);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
 TEST(Daemon, APathWhoseCheckHangsIsFailedAtTheCheckDeadline) {

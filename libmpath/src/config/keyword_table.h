@@ -228,6 +228,7 @@ inline const auto &settingKeywords() {
         setting("flush_on_last_del", InAll, &S::flushOnLastDel, &E::flushOnLastDel, false)
             .words(kFlushOnLastDelWords),
         setting("skip_kpartx", InAll, &S::skipKpartx, &E::skipKpartx, false),
+        setting("recheck_wwid", NotInMultipath, &S::recheckWwid, &E::recheckWwid, false),
         setting("deferred_remove", InAll, &S::deferredRemove, &E::deferredRemove, true),
         setting("all_tg_pt", NotInMultipath, &S::allTgPt, &E::allTgPt, false)
             .refused("mpathd registers no persistent reservation keys", false),
@@ -337,7 +338,6 @@ inline constexpr auto kOtherKeywords = std::to_array<OtherKeyword>({
     {"detect_pgpolicy", 0, Disposition::Unsupported},
     {"detect_pgpolicy_use_tpg", 0, Disposition::Unsupported},
     {"enable_foreign", 0, Disposition::Unsupported},
-    {"recheck_wwid", 0, Disposition::Unsupported},
     {"auto_resize", 0, Disposition::Unsupported},
     {"ignore_new_boot_devs", 0, Disposition::Unsupported},
     {"uxsock_timeout", 0, Disposition::Unsupported},

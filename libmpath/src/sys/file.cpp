@@ -59,6 +59,16 @@ Result<std::string> readFile(const std::string &path, std::size_t maxSize) {
     return out;
 }
 
+int writeAttribute(const std::string &file, std::string_view value) {
+    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+    if (!fd)
+        return errno;
+    const ssize_t n = ::write(fd.get(), value.data(), value.size());
+    if (n != static_cast<ssize_t>(value.size()))
+        return n < 0 && errno ? errno : EIO;
+    return 0;
+}
+
 Result<void> makeDirectories(const std::string &dir) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) == 0)

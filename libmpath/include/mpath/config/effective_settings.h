@@ -52,6 +52,7 @@ struct EffectiveSettings {
     Resolved<QueueMode> queueMode;
     Resolved<bool> flushOnLastDel;
     Resolved<bool> skipKpartx;
+    Resolved<bool> recheckWwid;
     Resolved<bool> deferredRemove;
     Resolved<bool> allTgPt;
     Resolved<OffOrNumber> maxSectorsKb;

@@ -46,6 +46,7 @@ struct Settings {
     std::optional<QueueMode> queueMode;                   ///< queue_mode
     std::optional<bool> flushOnLastDel;                   ///< flush_on_last_del
     std::optional<bool> skipKpartx;                       ///< skip_kpartx
+    std::optional<bool> recheckWwid;                      ///< recheck_wwid
     std::optional<bool> deferredRemove;                   ///< deferred_remove
     std::optional<bool> allTgPt;                          ///< all_tg_pt
     std::optional<OffOrNumber> maxSectorsKb;              ///< max_sectors_kb

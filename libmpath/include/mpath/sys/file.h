@@ -22,6 +22,11 @@ Result<std::string> readFile(const std::string &path, std::size_t maxSize = 1 <<
 /// directories (0755).
 Result<void> replaceFile(const std::string &path, std::string_view contents, unsigned mode = 0600);
 
+/// Writes \a value to sysfs attribute \a file with one write(2), as the
+/// kernel wants it (no temporary file, no append).
+/// \return 0, or the errno of the refusal
+int writeAttribute(const std::string &file, std::string_view value);
+
 /// mkdir -p \a directory with mode 0755.
 Result<void> makeDirectories(const std::string &directory);
 
