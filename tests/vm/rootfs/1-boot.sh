@@ -110,5 +110,15 @@ result upgraded "$old -> $old+lab1"
 
 dpkg --purge dm-lmpath-dkms > "$RESULTS/purge-dkms.log" 2>&1 || die "purging dm-lmpath-dkms failed: $(tail -n 5 "$RESULTS/purge-dkms.log")"
 find /lib/modules -name 'dm-lmpath.ko*' | grep . && die "dm-lmpath is still installed after the purge"
+# The next boot's initramfs also has a udev event still being handled when
+# udevd is asked to exit (tests/vm/data/late-udev-event): the initramfs
+# must not switch root before that worker has ended.
+late=$LAB_SRC/tests/vm/data/late-udev-event
+install -D -m 644 "$late/99-lab-late-event.rules" /usr/local/share/lab-late-event/99-lab-late-event.rules
+install -D -m 755 "$late/probe" /usr/local/share/lab-late-event/probe
+install -D -m 755 "$late/hook" /etc/initramfs-tools/hooks/lab-late-event
+install -D -m 755 "$late/init-bottom" /etc/initramfs-tools/scripts/init-bottom/lab-late-event
 update-initramfs -u -k "$(uname -r)" > "$RESULTS/initramfs.log" 2>&1 || die "update-initramfs failed"
+lsinitramfs "/boot/initrd.img-$(uname -r)" | grep -q 'scripts/init-bottom/lab-late-event' ||
+	die "the late udev event is not in the initramfs"
 result purged dm-lmpath-dkms

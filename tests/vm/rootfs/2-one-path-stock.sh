@@ -10,6 +10,15 @@
 . /lab/lib.sh
 . "$LAB_SRC/lab/rootfs.conf"
 
+# A udev worker was still busy when the initramfs asked udevd to exit (the
+# last boot set that up): it ended before /run moved to the root, and
+# mpathd's init-bottom script said it waited for it.
+journalctl -k -b --no-pager > "$RESULTS/kernel-boot.log"
+grep -q "lab: the late udev event ended before /run moved" "$RESULTS/kernel-boot.log" ||
+	die "the initramfs switched root while a udev worker ran: $(grep 'lab: the late\|mpathd: ' "$RESULTS/kernel-boot.log")"
+result udevd_wait "$(grep -o 'waited [0-9.]* s for udevd to end' "$RESULTS/kernel-boot.log")"
+rm -f /etc/initramfs-tools/hooks/lab-late-event /etc/initramfs-tools/scripts/init-bottom/lab-late-event
+
 [ "$(findmnt -n -o SOURCE /)" = /dev/mapper/mpatha ] || die "/ is on $(findmnt -n -o SOURCE /)"
 dm=$(basename "$(readlink -f /dev/mapper/mpatha)")
 n=$(ls "/sys/block/$dm/slaves" | wc -l)
