@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstring>
+#include <mpath/discovery/discovery.h>
 #include <mpath/discovery/vpd.h>
 #include <mpath/dm/table.h>
 #include <mpath/policy/planner.h>
@@ -115,6 +116,20 @@ void CheckerScheduler::check(const std::string &kernelName) {
     if (rec.checking)
         return;
     rec.checking = true;
+    // What the kernel says of the device first: no I/O to a device it has
+    // taken offline, and an NVMe controller that is not live is down even
+    // for checker none.
+    mpath::discovery::Discovery discovery{mpath::discovery::Sysfs(daemon_.env().sysfsRoot)};
+    if (auto state = discovery.deviceStateText(rec.path)) {
+        if (auto known = mpath::checkers::outcomeOfDeviceState(rec.path.transport, *state)) {
+            if (known->state == CheckerState::Unchecked) {
+                rec.checking = false;
+                arm(kernelName, std::chrono::seconds(daemon_.globals().pollingInterval.value));
+                return;
+            }
+            return onResult(kernelName, rec.generation, std::move(*known));
+        }
+    }
     warnIfNoSgNode(rec, kernelName);
     // The check ends at its deadline (a polling interval at most); its
     // SCSI command keeps checker_timeout in the kernel, as multipathd's.

@@ -468,6 +468,24 @@ TEST(Daemon, WithoutRecheckWwidAReturningPathIsReinstatedUnasked) {
     EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
+TEST(Daemon, APathWhoseDeviceTheKernelTookOfflineIsFailedWithoutACheck) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.clearCalls();
+    // Its checker would say up: the kernel's word comes first.
+    h.checkers().set("/dev/sdb", CheckerState::Up);
+    const std::string state = h.tree().sysfsRoot() + "/block/sdb/device/state";
+    ASSERT_EQ(mpath_test::readFile(state), "running\n");
+    mpath_test::writeFile(state, "transport-offline\n");
+    h.advance(25s);
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_path 8:16")) << h.logText();
+    EXPECT_TRUE(h.logged("the kernel says the device is transport-offline")) << h.logText();
+    h.clearCalls();
+    mpath_test::writeFile(state, "running\n");
+    h.advance(10s);
+    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:16")) << h.logText();
+}
+
 TEST(Daemon, APathWhoseCheckHangsIsFailedAtTheCheckDeadline) {
     DaemonHarness h;
     startWithTwoMaps(h);

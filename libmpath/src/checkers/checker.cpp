@@ -54,6 +54,24 @@ CheckOutcome outcomeOfError(const Error &error) {
     }
 }
 
+std::optional<CheckOutcome> outcomeOfDeviceState(model::Transport transport,
+                                                 std::string_view state) {
+    using model::CheckerState;
+    if (state.empty())
+        return std::nullopt;
+    const std::string said = "the kernel says the device is " + std::string(state);
+    if (transport == model::Transport::Nvme) {
+        if (state == "live")
+            return std::nullopt;
+        if (state == "new" || state.starts_with("deleting"))
+            return CheckOutcome{CheckerState::Unchecked, said};
+        return CheckOutcome{CheckerState::Down, said};
+    }
+    if (state == "offline" || state == "transport-offline")
+        return CheckOutcome{CheckerState::Down, said};
+    return std::nullopt;
+}
+
 void Checker::start(CheckIo io, std::chrono::milliseconds timeout,
                     std::function<void(CheckOutcome)> done) const {
     startCheckJob(io.executor, *this, timeout, std::move(done));

@@ -211,6 +211,15 @@ Result<bool> Discovery::refreshPortState(Path &p) const {
     return changed;
 }
 
+Result<std::string> Discovery::deviceStateText(const Path &p) const {
+    if (p.kernelName.empty() || p.kernelName.find('/') != std::string::npos)
+        return Error{EINVAL, "'" + p.kernelName + "' is not a block device name"};
+    auto state = sysfs_.readAttribute("block/" + p.kernelName + "/device/state");
+    if (!state && state.code() == ENOENT)
+        return std::string();
+    return state;
+}
+
 Result<Found> Discovery::discoverOne(const std::string &kernelName, const UdevProperties &udev,
                                      HostCache *cache) const {
     if (kernelName.empty() || kernelName.find('/') != std::string::npos)

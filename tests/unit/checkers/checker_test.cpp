@@ -306,3 +306,30 @@ TEST(TurChecker, IsDownOnSomethingThatIsNotScsi) {
     EXPECT_EQ(o.state, CheckerState::Down);
     EXPECT_NE(o.message.find("SG_IO"), std::string::npos) << o.message;
 }
+
+TEST(DeviceState, AnNvmeControllerThatIsNotLiveIsDownWhateverTheChecker) {
+    using model::Transport;
+    EXPECT_FALSE(outcomeOfDeviceState(Transport::Nvme, "live"));
+    for (std::string_view s : {"connecting", "resetting", "dead", "whatever"}) {
+        auto o = outcomeOfDeviceState(Transport::Nvme, s);
+        ASSERT_TRUE(o) << s;
+        EXPECT_EQ(o->state, CheckerState::Down) << s;
+        EXPECT_EQ(o->message, "the kernel says the device is " + std::string(s));
+    }
+    for (std::string_view s : {"new", "deleting", "deleting (no IO)"}) {
+        auto o = outcomeOfDeviceState(Transport::Nvme, s);
+        ASSERT_TRUE(o) << s;
+        EXPECT_EQ(o->state, CheckerState::Unchecked) << s << ": it waits, as multipath-tools";
+    }
+}
+
+TEST(DeviceState, AnOfflineScsiDeviceIsDownAndABlockedOneIsStillChecked) {
+    using model::Transport;
+    for (Transport t : {Transport::Iscsi, Transport::FibreChannel, Transport::Scsi}) {
+        EXPECT_EQ(outcomeOfDeviceState(t, "offline")->state, CheckerState::Down);
+        EXPECT_EQ(outcomeOfDeviceState(t, "transport-offline")->state, CheckerState::Down);
+        EXPECT_FALSE(outcomeOfDeviceState(t, "running"));
+        EXPECT_FALSE(outcomeOfDeviceState(t, "blocked")) << "a check that hangs fails it sooner";
+    }
+    EXPECT_FALSE(outcomeOfDeviceState(Transport::Virtio, "")) << "no state: the checker decides";
+}

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,18 @@ void startCheckJob(sys::Executor &executor, const Checker &checker,
 /// The outcome of a check whose I/O ended in \a error (ETIMEDOUT, EBUSY:
 /// Timeout; EAGAIN: Unchecked; else Down with the error's message).
 CheckOutcome outcomeOfError(const Error &error);
+
+/// What the kernel's own state of a path's device says before any check,
+/// as multipath-tools reads it first: an NVMe controller that is not
+/// "live" ("connecting", "resetting", "dead") is down, "new" and
+/// "deleting" wait; a SCSI device "offline" or "transport-offline" is
+/// down. Anything else leaves it to the checker (a SCSI device "blocked"
+/// is checked: a check that hangs fails it at its deadline, sooner than
+/// the transport would).
+/// \param state the device's sysfs "state", "" when it has none
+/// \return Down or Unchecked (wait) with the reason; none: run the checker
+std::optional<CheckOutcome> outcomeOfDeviceState(model::Transport transport,
+                                                 std::string_view state);
 
 /// Runs one check to its end without an event loop of the caller's: for
 /// tools and tests. Returns within about \a timeout even when the device

@@ -86,6 +86,11 @@ public:
     ///         is gone
     Result<bool> refreshPortState(model::Path &path) const;
 
+    /// The sysfs "state" of the path's device (SCSI device, NVMe
+    /// controller) as the kernel shows it now: "running", "live",
+    /// "transport-offline"...; "" when it has none (a virtio disk).
+    Result<std::string> deviceStateText(const model::Path &path) const;
+
     /// The block device names discoverAll() looks at, sorted.
     Result<std::vector<std::string>> candidates() const;
 
