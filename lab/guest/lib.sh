@@ -431,6 +431,28 @@ san_tcp_restore() { nft delete table inet "lab_san_$1" || die "san_tcp_restore $
 san_portal_drop() { san_tcp_drop "p$1" "$(san_port "$1")"; }
 san_portal_restore() { san_tcp_restore "p$1"; }
 
+# san_tpg_enable PORTAL 0|1: disable or enable portal PORTAL's TPG on the
+# target. Disabled, the target ends its sessions and refuses logins: the
+# initiator's session goes into recovery, its sd devices stay, blocked,
+# and come back when it is enabled again (iscsid logs in again).
+san_tpg_enable() {
+	san_w "$2" "$SAN_CFS/iscsi/$SAN_IQN/tpgt_$1/enable"
+}
+
+# san_lun_remap PORTAL LUN BACKSTORE: portal PORTAL's LUN LUN exports
+# backstore BACKSTORE (the LUN number san_iscsi gave it) from now on, in
+# the same ALUA port group: the array remapped another volume behind that
+# LUN. The initiator's device for it keeps its name and, until the kernel
+# reads it again, its identity.
+san_lun_remap() {
+	local lun=$SAN_CFS/iscsi/$SAN_IQN/tpgt_$1/lun/lun_$2
+	[ -L "$lun/backstore" ] || die "san_lun_remap: portal $1 exports no LUN $2"
+	rm -f "$lun/backstore" || die "san_lun_remap: cannot unmap LUN $2 of portal $1"
+	ln -s "$SAN_CFS/core/fileio_$3/lun$3" "$lun/backstore" ||
+		die "san_lun_remap: cannot map backstore $3 as LUN $2 of portal $1"
+	san_w "${SAN_GROUPS[$1]}" "$lun/alua_tg_pt_gp"
+}
+
 # san_alua_state GROUP STATE: set ALUA port group GROUP (A, B...) of every
 # LUN to STATE: 0 or optimized (active/optimized), 1 or non-optimized,
 # 2 or standby, 3 or unavailable, 14 or offline, 15 or transitioning. The
