@@ -165,7 +165,8 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
     const auto eff = daemon_.config().effective(rec.path);
     const mpath::policy::PathPolicy policy = mpath::policy::choosePathPolicy(eff, rec.path);
     mpath::prio::Context context = daemon_.env().prio;
-    auto prioritizer = mpath::prio::Prioritizer::create(policy.prio, policy.prioArgs, context);
+    auto prioritizer = mpath::prio::Prioritizer::create(
+        policy.prio, policy.prioArgs, policy.fallbackPrio, policy.fallbackPrioArgs, context);
     if (!prioritizer) {
         rec.prioNote = "prioritizer " + policy.prio + " not used: " + prioritizer.error().message;
         rec.path.priority = -1;

@@ -57,7 +57,9 @@ void Gatherer::start(sys::Executor &executor, const discovery::UdevProperties &u
         if (excluded(filter, eff, p, props ? &*props : nullptr))
             continue; // no commands to devices that are left alone
         const PathPolicy policy = choosePathPolicy(eff, p);
-        auto prioritizer = prio::Prioritizer::create(policy.prio, policy.prioArgs, options_.prio);
+        auto prioritizer =
+            prio::Prioritizer::create(policy.prio, policy.prioArgs, policy.fallbackPrio,
+                                      policy.fallbackPrioArgs, options_.prio);
         if (!prioritizer) {
             run->input.priorityNotes[p.kernelName] =
                 "prioritizer " + policy.prio + " not used: " + prioritizer.error().message;

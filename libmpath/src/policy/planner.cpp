@@ -51,7 +51,19 @@ void chooseHandler(const EffectiveSettings &eff, Map &map) {
 } // namespace
 
 PathPolicy choosePathPolicy(const EffectiveSettings &eff, const Path &p) {
-    PathPolicy pp{eff.prio.value, eff.prioArgs.value, eff.pathChecker.value};
+    PathPolicy pp{eff.prio.value, eff.prioArgs.value, eff.pathChecker.value, {}, {}};
+    if (p.transport == model::Transport::Nvme) {
+        // As multipath-tools: ana for a controller that reports ANA; one
+        // that does not answers the log page with an error, and the
+        // configured prioritizer ranks it.
+        if (eff.detectPrio.value && pp.prio != "ana") {
+            pp.fallbackPrio = pp.prio;
+            pp.fallbackPrioArgs = pp.prioArgs;
+            pp.prio = "ana";
+            pp.prioArgs.clear();
+        }
+        return pp;
+    }
     if (p.tpgs <= 0)
         return pp;
     if (eff.detectPrio.value) {

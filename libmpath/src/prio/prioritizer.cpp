@@ -115,6 +115,47 @@ Result<std::unique_ptr<Prioritizer>> Prioritizer::create(std::string_view name,
     return p;
 }
 
+namespace {
+
+/// \a primary, or \a fallback for a device without \a primary's method.
+class FallbackPrioritizer final : public Prioritizer {
+public:
+    FallbackPrioritizer(std::unique_ptr<Prioritizer> primary, std::unique_ptr<Prioritizer> fallback)
+        : primary_(std::move(primary)), fallback_(std::move(fallback)) {}
+    std::string_view name() const override { return primary_->name(); }
+    bool needsIo() const override { return primary_->needsIo() || fallback_->needsIo(); }
+    std::function<Result<int>()> job(const model::Path &path) const override {
+        return [first = primary_->job(path), second = fallback_->job(path)]() -> Result<int> {
+            auto r = first();
+            if (r || r.code() != EOPNOTSUPP)
+                return r;
+            return second();
+        };
+    }
+
+private:
+    std::unique_ptr<Prioritizer> primary_;
+    std::unique_ptr<Prioritizer> fallback_;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Prioritizer>>
+Prioritizer::create(std::string_view name, std::string_view args, std::string_view fallback,
+                    std::string_view fallbackArgs, Context context) {
+    auto primary = create(name, args, context);
+    if (!primary || fallback.empty())
+        return primary;
+    auto second = create(fallback, fallbackArgs, context);
+    if (!second)
+        return second.error();
+    const std::string dev = context.devDirectory;
+    std::unique_ptr<Prioritizer> p =
+        std::make_unique<FallbackPrioritizer>(std::move(*primary), std::move(*second));
+    p->devDirectory_ = dev;
+    return p;
+}
+
 sys::Executor::JobId startPriority(sys::Executor &executor, const Prioritizer &prioritizer,
                                    const model::Path &path, std::chrono::milliseconds deadline,
                                    std::function<void(Result<int>)> done) {

@@ -87,6 +87,10 @@ Result<std::vector<uint8_t>> nvmeAnaLog(const std::string &devnode,
     int r = ::ioctl(fd->get(), NVME_IOCTL_ADMIN_CMD, &cmd);
     if (r < 0)
         return Error::fromErrno(errno, devnode + ": Get Log Page");
+    // Invalid Field in Command, Invalid Log Page: a controller without ANA.
+    if (const int code = r & 0x7ff; r > 0 && (code == 0x002 || code == 0x109))
+        return Error{EOPNOTSUPP, devnode + ": the controller has no ANA log (NVMe status " +
+                                     std::to_string(r) + ")"};
     if (r > 0)
         return Error{EIO, devnode + ": Get Log Page: NVMe status " + std::to_string(r)};
     return log;

@@ -431,3 +431,26 @@ TEST_F(PlannerTest, TheSameInputGivesTheSamePlan) {
     EXPECT_EQ(a.maps[0].table, b.maps[0].table);
     EXPECT_EQ(a.maps[0].map, b.maps[0].map);
 }
+
+TEST(PathPolicy, DetectPrioAsksAnNvmeNamespaceForAnaAndKeepsTheConfiguredOneToFallBackOn) {
+    model::Path nvme;
+    nvme.kernelName = "nvme1n1";
+    nvme.transport = model::Transport::Nvme;
+    nvme.vendor = "NVME";
+    nvme.product = "Linux";
+    auto detected = config::parseString("defaults {\n}\n", "multipath.conf");
+    PathPolicy p = choosePathPolicy(detected.config.effective(nvme), nvme);
+    EXPECT_EQ(p.prio, "ana");
+    EXPECT_EQ(p.fallbackPrio, "const") << "the built-in NVMe entry's";
+    EXPECT_EQ(p.checker, "none");
+
+    auto off = config::parseString("defaults {\n\tdetect_prio no\n}\n", "multipath.conf");
+    p = choosePathPolicy(off.config.effective(nvme), nvme);
+    EXPECT_EQ(p.prio, "const");
+    EXPECT_EQ(p.fallbackPrio, "");
+
+    auto configured = config::parseString("defaults {\n\tprio ana\n}\n", "multipath.conf");
+    p = choosePathPolicy(configured.config.effective(nvme), nvme);
+    EXPECT_EQ(p.prio, "ana");
+    EXPECT_EQ(p.fallbackPrio, "") << "ana asked for: no other method behind it";
+}

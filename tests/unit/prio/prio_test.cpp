@@ -377,3 +377,31 @@ TEST_F(PrioritizerTest, WeightedPathRejectsIncompleteArguments) {
     EXPECT_FALSE(Prioritizer::create("weightedpath", "colour red 3", context()));
     EXPECT_FALSE(Prioritizer::create("weightedpath", "devname ([ 3", context()));
 }
+
+TEST_F(PrioritizerTest, DetectedAnaFallsBackToTheConfiguredOneOnAControllerWithoutAna) {
+    Context c = context();
+    bool ana = false;
+    c.nvmeAnaLog = [&ana](const std::string &name,
+                          std::chrono::milliseconds) -> Result<std::vector<uint8_t>> {
+        if (!ana)
+            return Error{EOPNOTSUPP, "/dev/" + name + ": the controller has no ANA log"};
+        return anaLog({{1, AnaOptimized, {1}}, {2, AnaNonOptimized, {2}}});
+    };
+    Path p;
+    p.kernelName = "nvme1n1";
+    p.nsid = 2;
+    auto made = Prioritizer::create("ana", "", "const", "", c);
+    ASSERT_TRUE(made);
+    EXPECT_EQ((*made)->name(), "ana");
+    EXPECT_EQ(*priority(**made, p), 1) << "const, configured, when the log is not supported";
+    ana = true;
+    EXPECT_EQ(*priority(**made, p), 10) << "ana, non-optimized, when it is";
+    // Any other failure is ana's own: no silent switch of method.
+    c.nvmeAnaLog = [](const std::string &,
+                      std::chrono::milliseconds) -> Result<std::vector<uint8_t>> {
+        return Error{EIO, "Get Log Page: NVMe status 6"};
+    };
+    auto failing = Prioritizer::create("ana", "", "const", "", c);
+    ASSERT_TRUE(failing);
+    EXPECT_EQ(priority(**failing, p).code(), EIO);
+}

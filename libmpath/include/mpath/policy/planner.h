@@ -22,6 +22,10 @@ struct PathPolicy {
     std::string prio;
     std::string prioArgs;
     std::string checker;
+    /// detect_prio chose \a prio (ana) for a device that may not support
+    /// it: then the configured one, "" when none.
+    std::string fallbackPrio;
+    std::string fallbackPrioArgs;
 
     bool operator==(const PathPolicy &) const = default;
 };

@@ -96,6 +96,15 @@ public:
     static Result<std::unique_ptr<Prioritizer>> create(std::string_view name, std::string_view args,
                                                        Context context);
 
+    /// create(\a name), whose job falls back to prioritizer \a fallback
+    /// when the device does not support \a name's method (EOPNOTSUPP): what
+    /// detect_prio asks for, a method the device may lack, over the
+    /// configured one. No fallback when \a fallback is "".
+    static Result<std::unique_ptr<Prioritizer>> create(std::string_view name, std::string_view args,
+                                                       std::string_view fallback,
+                                                       std::string_view fallbackArgs,
+                                                       Context context);
+
 private:
     std::string devDirectory_{"/dev"};
 };
