@@ -630,11 +630,19 @@ void Reconciler::act(MapRecord &rec) {
             return;
         }
     }
+    if (rec.ghostWait && !stillGhostWait(rec)) {
+        // An active path came without a change of table: udev hears that
+        // the map is ready from a reload.
+        rec.reloadWanted = true;
+        rec.reloadWhy = "an active path came (ghost_delay)";
+    }
     if (!sameTable(live, want) || rec.reloadWanted) {
         const bool asked = rec.reloadWanted && sameTable(live, want);
+        const std::string why =
+            rec.reloadWhy.empty() ? "an administrator asked for it" : rec.reloadWhy;
         rec.reloadWanted = false;
-        reload(rec, desiredTargets(rec),
-               asked ? "an administrator asked for it" : "its table differs from the plan");
+        rec.reloadWhy.clear();
+        reload(rec, desiredTargets(rec), asked ? why : "its table differs from the plan");
         return;
     }
     if (rec.name != pm.map.alias && pm.name.newAlias.empty()) {
@@ -716,6 +724,77 @@ void Reconciler::forgetTimeouts() {
         rec.timeoutsApplied.clear();
 }
 
+namespace {
+
+/// What ghost_delay waits on: a path that can take I/O now (not standby,
+/// not down), and a standby one (ALUA standby, or a checker's ghost).
+bool activePath(const PathRecord &p) {
+    using mpath::model::CheckerState;
+    const auto s = p.path.checkerState;
+    return p.path.accessState != "standby" && s != CheckerState::Ghost && s != CheckerState::Down &&
+           s != CheckerState::Timeout;
+}
+bool ghostPath(const PathRecord &p) {
+    return p.path.accessState == "standby" ||
+           p.path.checkerState == mpath::model::CheckerState::Ghost;
+}
+
+} // namespace
+
+bool Reconciler::onlyGhosts(const MapRecord &rec) const {
+    const auto &paths = daemon_.state().paths;
+    bool ghost = false;
+    for (const auto &g : rec.planned->map.groups)
+        for (const auto &p : g.paths) {
+            auto it = paths.find(p.kernelName);
+            if (it == paths.end())
+                continue;
+            if (activePath(it->second))
+                return false;
+            ghost = ghost || ghostPath(it->second);
+        }
+    return ghost;
+}
+
+bool Reconciler::startGhostWait(MapRecord &rec) {
+    const unsigned delay = rec.planned->ghostDelay;
+    if (delay == 0 || !onlyGhosts(rec))
+        return false;
+    rec.ghostWait = true;
+    logNotice(aboutMap(rec.name, rec.wwid),
+              "only standby paths: not ready for other software for up to " +
+                  std::to_string(delay) + " s, until an active path comes (ghost_delay)");
+    const std::string wwid = rec.wwid;
+    rec.ghostTimer = daemon_.loop().addTimer(std::chrono::seconds(delay), [this, wwid, delay] {
+        auto &maps = daemon_.mutableState().maps;
+        auto it = maps.find(wwid);
+        if (it == maps.end() || !it->second.ghostWait)
+            return;
+        MapRecord &rec = it->second;
+        rec.ghostTimer.reset();
+        rec.ghostWait = false;
+        logWarning(aboutMap(rec.name, wwid), "no active path came in " + std::to_string(delay) +
+                                                 " s: ready with standby paths (ghost_delay)");
+        rec.reloadWanted = true;
+        rec.reloadWhy = "ghost_delay ended";
+        schedule(wwid);
+    });
+    return true;
+}
+
+bool Reconciler::stillGhostWait(MapRecord &rec) {
+    if (!rec.ghostWait)
+        return false;
+    if (rec.planned->ghostDelay != 0 && onlyGhosts(rec))
+        return true;
+    rec.ghostWait = false;
+    rec.ghostTimer.reset();
+    logNotice(aboutMap(rec.name, rec.wwid), rec.planned->ghostDelay == 0
+                                                ? "ready: ghost_delay is off now"
+                                                : "ready: an active path came (ghost_delay)");
+    return false;
+}
+
 void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets) {
     rec.busy = true;
     ++inFlight_;
@@ -724,6 +803,7 @@ void Reconciler::create(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     const std::string table = tableOf(targets);
     mpath::dm::MapUevent uevent;
     uevent.skipKpartx = rec.planned->skipKpartx;
+    uevent.notReady = startGhostWait(rec);
     daemon_.dmOps().create(wwid, name, "mpath-" + wwid, targets, uevent, pathLimits(rec),
                            [this, wwid, name, table](Result<mpath::dm::UdevCookie> r) {
                                if (r.code() == EEXIST || r.code() == ETIMEDOUT) {
@@ -754,6 +834,7 @@ void Reconciler::reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine>
     mpath::dm::MapUevent uevent;
     uevent.resized = sectors != rec.liveMap.sizeSectors;
     uevent.skipKpartx = rec.planned->skipKpartx;
+    uevent.notReady = stillGhostWait(rec);
     const std::string table = targets.empty() ? std::string() : tableOf(targets);
     daemon_.dmOps().reload(wwid, name, targets, uevent, pathLimits(rec),
                            [this, wwid, table](Result<mpath::dm::UdevCookie> r) {

@@ -97,6 +97,14 @@ private:
     /// paths changed since the last time.
     void applyTimeouts(MapRecord &rec);
     void create(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets);
+    /// ghost_delay: whether \a rec's paths are standby ones only.
+    bool onlyGhosts(const MapRecord &rec) const;
+    /// At a create: starts the wait when ghost_delay asks for it.
+    /// \return whether the map is made not ready
+    bool startGhostWait(MapRecord &rec);
+    /// At a reload: whether the wait goes on (no active path yet); ends it
+    /// otherwise. \return whether the map stays not ready
+    bool stillGhostWait(MapRecord &rec);
     void reload(MapRecord &rec, const std::vector<mpath::dm::TargetLine> &targets,
                 const std::string &why);
     void removeMap(MapRecord &rec);

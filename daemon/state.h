@@ -106,6 +106,11 @@ struct MapRecord {
     std::optional<uint16_t> udevSeen;
     bool dirty{false};        ///< plan again once the running operation ends
     bool reloadWanted{false}; ///< reload at the next pass even if the table is right
+    std::string reloadWhy;    ///< why reloadWanted, for the log; "" an administrator
+    /// ghost_delay: made with standby paths only, it is not ready for other
+    /// software until an active path comes or the delay ends.
+    bool ghostWait{false};
+    mpath::sys::EventLoop::SourcePtr ghostTimer;
     /// The last pass (Counters::plans) that acted on it rather than waiting
     /// for a running operation: what it asked for is under way from then.
     unsigned actedPlan{0};

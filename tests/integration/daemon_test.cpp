@@ -629,6 +629,70 @@ TEST(Daemon, SkipKpartxFlagsEveryCreateAndReloadOfItsMapForKpartxsRules) {
     EXPECT_EQ(h.mapUeventFlags("36001405bbbb"), (std::vector<uint16_t>{0, kReload}));
 }
 
+namespace {
+
+// DM_SUBSYSTEM_UDEV_FLAG2: multipath-tools' MPATH_UDEV_NO_PATHS_FLAG,
+// which the rules read as "not ready"; FLAG0 the reload flag.
+constexpr uint16_t kReloadFlag = 0x0100, kNotReadyFlag = 0x0400;
+
+/// Map A of two standby paths, with ghost_delay \a delay ("" for none).
+void standbyMap(DaemonHarness &h, const std::string &delay) {
+    std::string config = kTwoMapsConfig;
+    if (!delay.empty())
+        config +=
+            "multipaths {\n multipath {\n wwid 36001405aaaa\n ghost_delay " + delay + "\n }\n}\n";
+    h.config(config);
+    h.addDisk("sdb", 16, 1, "36001405aaaa", "standby");
+    h.addDisk("sdc", 32, 2, "36001405aaaa", "standby");
+    h.start();
+    h.settle();
+}
+
+} // namespace
+
+TEST(Daemon, GhostDelayKeepsAMapOfStandbyPathsNotReadyUntilAnActivePathComes) {
+    DaemonHarness h;
+    standbyMap(h, "30");
+    ASSERT_TRUE(h.called("create 36001405aaaa")) << h.logText();
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"), std::vector<uint16_t>{kNotReadyFlag});
+    EXPECT_TRUE(h.logged("only standby paths: not ready for other software for up to 30 s"))
+        << h.logText();
+    h.advance(10s);
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa").size(), 1u) << "nothing while it waits";
+    // An optimized path comes: the map is ready at once.
+    h.addDisk("sdd", 48, 3, "36001405aaaa", "active/optimized");
+    h.inject("add", "sdd");
+    h.settle();
+    const auto flags = h.mapUeventFlags("36001405aaaa");
+    ASSERT_EQ(flags.size(), 2u) << h.logText();
+    EXPECT_EQ(flags.back() & kNotReadyFlag, 0) << h.logText();
+    EXPECT_TRUE(h.logged("ready: an active path came (ghost_delay)")) << h.logText();
+    h.advance(30s);
+    EXPECT_FALSE(h.logged("no active path came")) << h.logText();
+}
+
+TEST(Daemon, GhostDelayEndsWithTheMapReadyWithItsStandbyPaths) {
+    DaemonHarness h;
+    standbyMap(h, "30");
+    h.advance(29s);
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"), std::vector<uint16_t>{kNotReadyFlag});
+    h.advance(2s);
+    h.settle();
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"), (std::vector<uint16_t>{kNotReadyFlag, kReloadFlag}))
+        << h.logText();
+    EXPECT_TRUE(h.logged("no active path came in 30 s: ready with standby paths (ghost_delay)"))
+        << h.logText();
+    EXPECT_TRUE(h.logged("reloading (ghost_delay ended)")) << h.logText();
+}
+
+TEST(Daemon, WithoutGhostDelayAMapOfStandbyPathsIsReadyAtOnce) {
+    DaemonHarness h;
+    standbyMap(h, "");
+    EXPECT_EQ(h.mapUeventFlags("36001405aaaa"), std::vector<uint16_t>{0});
+    h.advance(40s);
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+}
+
 TEST(Daemon, MaxSectorsKbIsWrittenToEachPathOfItsMapBeforeTheTableLoads) {
     DaemonHarness h;
     h.config(std::string(kTwoMapsConfig) + "multipaths {\n multipath {\n wwid 36001405aaaa\n"

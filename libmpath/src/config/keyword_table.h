@@ -235,9 +235,7 @@ inline const auto &settingKeywords() {
         setting("max_sectors_kb", InAll, &S::maxSectorsKb, &E::maxSectorsKb,
                 OffOrNumber::disabled())
             .range(1),
-        setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled())
-            .refused("mpathd makes a map whose paths are all standby at once",
-                     OffOrNumber::disabled()),
+        setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled()),
         setting("marginal_path_err_sample_time", InAll, &S::marginalPathErrSampleTime,
                 &E::marginalPathErrSampleTime, OffOrNumber::disabled())
             .range(120)

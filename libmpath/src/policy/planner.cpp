@@ -131,6 +131,8 @@ Plan plan(const Config &config, const PlanInput &input) {
         pm.skipKpartx = eff.skipKpartx.value;
         if (!eff.maxSectorsKb.value.off)
             pm.maxSectorsKb = eff.maxSectorsKb.value.value;
+        if (!eff.ghostDelay.value.off)
+            pm.ghostDelay = eff.ghostDelay.value.value;
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

@@ -349,7 +349,8 @@ Result<dm::UdevCookie> DeviceMapperLib::createAsync(const std::string &name,
         removeEmpty(name);
         return loaded.error();
     }
-    return resumeAsync(name, uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0);
+    return resumeAsync(name, (uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0) |
+                                 (uevent.notReady ? DM_SUBSYSTEM_UDEV_FLAG2 : 0));
 }
 
 Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
@@ -364,7 +365,8 @@ Result<dm::UdevCookie> DeviceMapperLib::reloadAsync(const std::string &name,
     // skip_kpartx: multipath-tools' MPATH_UDEV_NO_KPARTX_FLAG, which
     // kpartx's rules read.
     auto cookie = resumeAsync(name, (uevent.resized ? 0 : DM_SUBSYSTEM_UDEV_FLAG0) |
-                                        (uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0));
+                                        (uevent.skipKpartx ? DM_SUBSYSTEM_UDEV_FLAG1 : 0) |
+                                        (uevent.notReady ? DM_SUBSYSTEM_UDEV_FLAG2 : 0));
     if (!cookie)
         clearInactive(name);
     return cookie;

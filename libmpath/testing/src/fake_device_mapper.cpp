@@ -334,7 +334,7 @@ Result<dm::UdevCookie> FakeDeviceMapper::createAsync(const std::string &name,
                                                      dm::MapUevent uevent) {
     if (auto r = create(name, uuid, targets); !r)
         return r.error();
-    return cookie(name, uevent.skipKpartx ? 0x0200 : 0);
+    return cookie(name, (uevent.skipKpartx ? 0x0200 : 0) | (uevent.notReady ? 0x0400 : 0));
 }
 
 Result<dm::UdevCookie> FakeDeviceMapper::reloadAsync(const std::string &name,
@@ -342,7 +342,8 @@ Result<dm::UdevCookie> FakeDeviceMapper::reloadAsync(const std::string &name,
                                                      dm::MapUevent uevent) {
     if (auto r = reload(name, targets); !r)
         return r.error();
-    return cookie(name, (uevent.resized ? 0 : 0x0100) | (uevent.skipKpartx ? 0x0200 : 0));
+    return cookie(name, (uevent.resized ? 0 : 0x0100) | (uevent.skipKpartx ? 0x0200 : 0) |
+                            (uevent.notReady ? 0x0400 : 0));
 }
 
 Result<void> FakeDeviceMapper::releaseCookie(dm::UdevCookie c, bool force) {

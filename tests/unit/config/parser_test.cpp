@@ -712,7 +712,7 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     // Anything else is refused on its line, naming the keyword and why...
     ConfigResult r = parse("defaults {\n marginal_path_err_sample_time 150\n"
                            " marginal_path_double_failed_time 10\n"
-                           " ghost_delay 30\n marginal_pathgroups on\n}\n"
+                           " marginal_pathgroups on\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
@@ -720,18 +720,15 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "refused: mpathd does not single out marginal paths; ignored\n"
               "warning: /etc/multipath.conf:3: keyword 'marginal_path_double_failed_time' is "
               "refused: mpathd does not single out marginal paths; ignored\n"
-              "warning: /etc/multipath.conf:4: keyword 'ghost_delay' is refused: mpathd makes a "
-              "map whose paths are all standby at once; ignored\n"
-              "warning: /etc/multipath.conf:5: keyword 'marginal_pathgroups' is refused: mpathd "
+              "warning: /etc/multipath.conf:4: keyword 'marginal_pathgroups' is refused: mpathd "
               "does not single out marginal paths; ignored\n"
-              "warning: /etc/multipath.conf:11: keyword 'retain_attached_hw_handler' is "
+              "warning: /etc/multipath.conf:10: keyword 'retain_attached_hw_handler' is "
               "refused: the kernel always keeps a hardware handler already attached; ignored\n"
-              "warning: /etc/multipath.conf:12: keyword 'all_tg_pt' is refused: mpathd "
+              "warning: /etc/multipath.conf:11: keyword 'all_tg_pt' is refused: mpathd "
               "registers no persistent reservation keys; ignored\n");
     // ...and not kept: nothing shows it as if it were in force.
     EXPECT_FALSE(r.config.defaults.marginalPathErrSampleTime);
     EXPECT_FALSE(r.config.defaults.marginalPathDoubleFailedTime);
-    EXPECT_FALSE(r.config.defaults.ghostDelay);
     EXPECT_FALSE(r.config.globals.marginalPathgroups);
     ASSERT_EQ(r.config.devices.size(), 1u);
     EXPECT_FALSE(r.config.devices[0].settings.retainAttachedHwHandler);

@@ -57,6 +57,9 @@ struct MapUevent {
     bool resized{false};
     /// skip_kpartx: kpartx's rules make no partition mappings (FLAG1).
     bool skipKpartx{false};
+    /// ghost_delay: the map is not ready for other software yet, whatever
+    /// its paths say (FLAG2, multipath-tools' MPATH_UDEV_NO_PATHS_FLAG).
+    bool notReady{false};
 
     bool operator==(const MapUevent &) const = default;
 };

@@ -72,6 +72,7 @@ struct PlannedMap {
     config::GroupingPolicy grouping{config::GroupingPolicy::Failover};
     bool skipKpartx{false};     ///< skip_kpartx: no partition mappings on it
     unsigned maxSectorsKb{0};   ///< max_sectors_kb for each path before a load; 0: none
+    unsigned ghostDelay{0};     ///< ghost_delay in seconds; 0: off
     TransportTimeouts timeouts; ///< what its paths' transports are given
     NameChoice name;            ///< how map.alias was chosen, and a binding it needs
     /// What went wrong while planning it without keeping it from being
