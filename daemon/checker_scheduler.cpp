@@ -361,7 +361,7 @@ void CheckerScheduler::wwidChanged(const std::string &kernelName, PathRecord &re
                     (failed.empty() ? "" : "; ") + std::string("add event: ") + std::strerror(err);
             return failed;
         },
-        [this, kernelName](mpath::Result<std::string> r) {
+        [kernelName](mpath::Result<std::string> r) {
             const std::string why = r ? *r : r.error().message;
             if (!why.empty())
                 logWarning(aboutPath(kernelName),
