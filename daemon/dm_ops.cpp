@@ -331,6 +331,8 @@ void DmOps::suspend(const std::string &wwid, const std::string &name, bool suspe
 void DmOps::message(const std::string &wwid, const std::string &name, const std::string &text,
                     std::function<void(Result<void>)> done) {
     logInfo(aboutMap(name, wwid), "message '" + text + "'");
+    if (auto it = daemon_.mutableState().maps.find(wwid); it != daemon_.mutableState().maps.end())
+        ++it->second.messagesSent;
     run<bool>(
         wwid, daemon_.env().messageDeadline,
         [name, text](mpath::dm::DeviceMapper &dm) -> Result<bool> {

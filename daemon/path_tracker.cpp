@@ -4,6 +4,7 @@
 #include "log.h"
 #include "reconciler.h"
 
+#include <cerrno>
 #include <mpath/discovery/discovery.h>
 #include <mpath/prio/prioritizer.h>
 
@@ -30,6 +31,27 @@ private:
     std::string name_;
     const UdevPropertyMap &props_;
 };
+
+/// A prioritizer's error that says the device did not answer, not how it
+/// ranks: I/O errors, timeouts, a device gone or its controller resetting.
+bool unreachable(int code) {
+    switch (code) {
+    case EIO:
+    case ETIMEDOUT:
+    case ENODEV:
+    case ENXIO:
+    case EINTR:
+    case ECANCELED:
+    case ENOTCONN:
+    case ENOLINK:
+    case EHOSTDOWN:
+    case EAGAIN:
+    case EBUSY:
+        return true;
+    default:
+        return false;
+    }
+}
 
 bool startsWith(const std::string &s, std::string_view prefix) {
     return s.compare(0, prefix.size(), prefix) == 0;
@@ -182,11 +204,21 @@ void PathTracker::prioritize(const std::string &kernelName, bool always) {
             return false;
         PathRecord &rec = p->second;
         rec.prioPending = false;
+        const bool wasRanked = rec.ranked;
         rec.ranked = true;
         const int before = rec.path.priority;
         if (r) {
             rec.path.priority = *r;
             rec.prioNote.clear();
+        } else if (wasRanked && before >= 0 && unreachable(r.code())) {
+            // The device did not answer (its link is down, its controller
+            // resets): that says nothing about its rank. multipath-tools
+            // keeps the old priority when the kernel has the device
+            // offline; this keeps it for any such error, so that a fault
+            // is not also a regroup of the map while its paths fail.
+            rec.prioNote = "prioritizer " + name + ": " + r.error().message + "; priority " +
+                           std::to_string(before) + " kept";
+            logDebug(aboutPath(kernelName, rec.mapWwid), rec.prioNote);
         } else {
             rec.path.priority = -1;
             rec.prioNote = name == "alua" && r.code() == EOPNOTSUPP

@@ -984,18 +984,8 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then,
             rec->second.target = live->map.target;
             rec->second.devt = live->device.devt;
             rec->second.suspended = live->device.suspended;
-            takePathStates(wwid, live->map);
-            // A new table starts every path active: fail again those the
-            // checker found down or an administrator failed.
-            for (const auto &g : live->map.groups)
-                for (const auto &lp : g.paths)
-                    state.forEachPathWithDevt(
-                        wwid, lp.devt, [&](const std::string &, PathRecord &p) {
-                            if (down(p.path.checkerState) || p.adminFailed) {
-                                p.path.dmState = mpath::model::DmPathState::Failed;
-                                daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
-                            }
-                        });
+            // A new table starts every path active.
+            syncPathStates(wwid, name, live->map);
         } else if (!live) {
             logWarning(aboutMap(name, wwid), "cannot read it back: " + live.error().message);
         }
@@ -1012,16 +1002,24 @@ void Reconciler::refresh(const std::string &wwid, std::function<void()> then,
 void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
     auto &maps = daemon_.mutableState().maps;
     auto it = maps.find(wwid);
-    if (it == maps.end() || !it->second.live || it->second.busy || it->second.statusReading)
+    if (it == maps.end() || !it->second.live)
         return;
     MapRecord &rec = it->second;
+    if (rec.busy || rec.statusReading) {
+        // What is read now may be older than the news that asks: read
+        // again once the change or the read in flight ends.
+        rec.statusAgain = rec.statusAgain || atOnce;
+        return;
+    }
     const auto now = daemon_.loop().now();
     if (!atOnce &&
         now - rec.statusRead < std::chrono::seconds(daemon_.globals().pollingInterval.value))
         return;
     rec.statusRead = now;
     rec.statusReading = true;
-    daemon_.dmOps().read(wwid, rec.name, [this, wwid](Result<LiveMap> live) {
+    rec.statusAgain = false;
+    const uint64_t messages = rec.messagesSent;
+    daemon_.dmOps().read(wwid, rec.name, [this, wwid, messages](Result<LiveMap> live) {
         auto &maps = daemon_.mutableState().maps;
         auto it = maps.find(wwid);
         if (it == maps.end())
@@ -1029,12 +1027,18 @@ void Reconciler::readStatus(const std::string &wwid, bool atOnce) {
         MapRecord &rec = it->second;
         rec.statusReading = false;
         // A change that started meanwhile reads the map back itself.
-        if (!live || rec.busy)
-            return;
-        rec.liveMap = live->map;
-        rec.liveStatus = live->status;
-        rec.devt = live->device.devt;
-        rec.suspended = live->device.suspended;
+        if (live && !rec.busy) {
+            rec.liveMap = live->map;
+            rec.liveStatus = live->status;
+            rec.devt = live->device.devt;
+            rec.suspended = live->device.suspended;
+            // The kernel's path states, unless a message sent since the
+            // read began changed them after it: the next read takes them.
+            if (rec.messagesSent == messages)
+                syncPathStates(wwid, rec.name, live->map);
+        }
+        if (rec.statusAgain && !rec.busy)
+            readStatus(wwid, true);
     });
 }
 
@@ -1076,6 +1080,26 @@ void Reconciler::takePathStates(const std::string &wwid, const Map &live) {
                 [&](const std::string &, PathRecord &p) { p.path.dmState = lp.dmState; });
 }
 
+void Reconciler::syncPathStates(const std::string &wwid, const std::string &name, const Map &live) {
+    // As the kernel has them; then failed again: the paths the checker
+    // found down or an administrator failed. A table loaded after a path
+    // failed starts it active, and a path event of the table it replaced
+    // can arrive after the new one was read: without this, such a path
+    // would stay active in the kernel while the daemon holds it failed.
+    takePathStates(wwid, live);
+    State &state = daemon_.mutableState();
+    for (const auto &g : live.groups)
+        for (const auto &lp : g.paths)
+            state.forEachPathWithDevt(wwid, lp.devt, [&](const std::string &, PathRecord &p) {
+                if (p.mapWwid != wwid || p.path.dmState == mpath::model::DmPathState::Failed)
+                    return;
+                if (down(p.path.checkerState) || p.adminFailed) {
+                    p.path.dmState = mpath::model::DmPathState::Failed;
+                    daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
+                }
+            });
+}
+
 void Reconciler::failed(MapRecord &rec, const mpath::Error &error) {
     rec.lastError = error.message;
     rec.failedRetryDelay =
@@ -1100,6 +1124,8 @@ void Reconciler::finish(const std::string &wwid) {
         if (it->second.dirty) {
             it->second.dirty = false;
             schedule(wwid);
+        } else if (it->second.statusAgain) {
+            readStatus(wwid, true);
         }
     }
     daemon_.publishStatus();

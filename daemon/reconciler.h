@@ -123,6 +123,11 @@ private:
     /// (active or failed), becomes the daemon's: a path failed before a
     /// restart is reinstated when its check says it is up.
     void takePathStates(const std::string &wwid, const mpath::model::Map &live);
+    /// takePathStates(), then fail_path for each path the daemon holds
+    /// failed (checker down, or failed by an administrator) that the
+    /// kernel has active.
+    void syncPathStates(const std::string &wwid, const std::string &name,
+                        const mpath::model::Map &live);
     /// Lists \a wwid in the wwids file (a warning naming map \a name when
     /// the file cannot be changed).
     void recordWwid(const std::string &name, const std::string &wwid);

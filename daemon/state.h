@@ -88,8 +88,12 @@ struct MapRecord {
     bool suspended{false};                              ///< the live map is suspended
     bool statusReading{false};                          ///< a readStatus() runs
     std::chrono::steady_clock::time_point statusRead{}; ///< when the last one started
-    mpath::model::Map liveMap;                          ///< live table and status, as last read
-    mpath::dm::MapStatus liveStatus;                    ///< map-wide status facts, as last read
+    bool statusAgain{false}; ///< asked at once while a read or change ran: read again after
+    /// Target messages sent to it so far: a status read that began before
+    /// one of them may answer with path states older than the daemon's.
+    uint64_t messagesSent{0};
+    mpath::model::Map liveMap;       ///< live table and status, as last read
+    mpath::dm::MapStatus liveStatus; ///< map-wide status facts, as last read
     std::optional<mpath::policy::PlannedMap> planned;
     std::string noPathRetry; ///< the setting the last plan found, as the configuration says it
     /// The same, as a value: what no_path_retry does for this map, kept

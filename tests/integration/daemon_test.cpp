@@ -945,18 +945,6 @@ TEST(Daemon, AMapRemovedBehindItsBackIsForgottenUntilAPathChanges) {
     EXPECT_TRUE(h.called("create 36001405bbbb"));
 }
 
-TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
-    DaemonHarness h;
-    startWithTwoMaps(h);
-    h.advance(1s);
-    const unsigned before = h.checkers().checks("/dev/sdc");
-    h.injectMap("change", "36001405aaaa", "PATH_FAILED", "8:32");
-    h.advance(500ms); // checks run every 5 s or more: this one runs at once
-    EXPECT_GT(h.checkers().checks("/dev/sdc"), before) << "checked without waiting its turn";
-    // The checker says up: the path goes back into service.
-    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
-}
-
 TEST(Daemon, ASizeChangeResizesTheMap) {
     DaemonHarness h;
     startWithTwoMaps(h);
@@ -1102,6 +1090,86 @@ TEST(Daemon, ARestartedDaemonReinstatesAPathTheKernelHadFailedOnceItsCheckSaysUp
     h.advance(1s);
     EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
     EXPECT_FALSE(h.called("message 36001405aaaa reinstate_path 8:16")) << "8:16 was active";
+}
+
+TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.advance(1s);
+    const unsigned before = h.checkers().checks("/dev/sdc");
+    // One I/O error: the kernel failed the path and said so.
+    onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message("36001405aaaa", 0, "fail_path 8:32")); });
+    h.injectMap("change", "36001405aaaa", "PATH_FAILED", "8:32");
+    h.advance(500ms); // checks run every 5 s or more: this one runs at once
+    EXPECT_GT(h.checkers().checks("/dev/sdc"), before) << "checked without waiting its turn";
+    // The checker says up: the path goes back into service.
+    EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, APathEventOfAReplacedTableDoesNotLeaveADownPathActive) {
+    // Seen with NVMe over TCP: a reload landed while the old table failed
+    // a path whose controller had just lost its link; that table's
+    // PATH_FAILED event came after the new table (the path active in it)
+    // was read. The daemon believed the path failed, so the checks that
+    // found it down never failed it in the new table, and I/O kept going
+    // to a dead controller.
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    h.advance(1s);
+    h.clearCalls();
+    h.injectMap("change", "36001405aaaa", "PATH_FAILED", "8:32"); // the kernel has it active
+    h.checkers().set("/dev/sdc", CheckerState::Down, "the kernel says the device is connecting");
+    h.advance(12s);
+    EXPECT_TRUE(h.called("message 36001405aaaa fail_path 8:32")) << h.logText();
+    bool failed = false;
+    onFake(h, [&](auto &dm) {
+        auto st = dm.status("36001405aaaa");
+        ASSERT_TRUE(st);
+        failed = st->front().params.find("8:32 F") != std::string::npos;
+    });
+    EXPECT_TRUE(failed) << "the kernel's table has the path failed";
+}
+
+TEST(Daemon, APriorityTheDeviceCannotAnswerKeepsItsRankAndTheMapItsGroups) {
+    // ALUA paths in one port group, ranked by REPORT TARGET PORT GROUPS.
+    // When one path's link drops, its RTPG fails with an I/O error: that
+    // is the checker's business, not a new rank, so the map keeps its
+    // groups (no reload while paths fail).
+    DaemonHarness h;
+    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy group_by_prio\n"
+             "  dm_target multipath\n  prio alua\n  detect_prio no\n  polling_interval 5\n}\n");
+    auto withPortGroup = [](SysfsTreeBuilder::ScsiDisk &d) {
+        d.tpgs = 1;
+        d.vpdPage83 = page83(kWwidA);
+        // Target port group designator: group 1.
+        for (uint8_t b : {0x01, 0x15, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01})
+            d.vpdPage83.push_back(b);
+        d.vpdPage83[3] = static_cast<uint8_t>(d.vpdPage83.size() - 4);
+    };
+    h.addDiskWith("sdb", 16, 1, kWwidA, withPortGroup);
+    h.addDiskWith("sdc", 32, 2, kWwidA, withPortGroup);
+    auto linkDown = std::make_shared<std::atomic<bool>>(false);
+    h.answerScsi([linkDown](const std::string &name, std::span<const uint8_t> cdb, size_t,
+                            std::chrono::milliseconds) -> mpath::Result<std::vector<uint8_t>> {
+        if (cdb.empty() || cdb[0] != 0xa3)
+            return mpath::Error{EIO, "only REPORT TARGET PORT GROUPS here"};
+        if (name == "sdc" && *linkDown)
+            return mpath::Error{EIO, "/dev/sdc: transport error"};
+        // One group, 1, active/optimized; one relative port.
+        return std::vector<uint8_t>{0, 0, 0, 12, 0x00, 0x0f, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    });
+    h.start();
+    h.settle();
+    const std::string table = h.table(kWwidA);
+    ASSERT_NE(table.find(" 1 service-time 0 2 2 8:16 1 1 8:32 1 1"), std::string::npos)
+        << table << "\n"
+        << h.logText();
+    h.clearCalls();
+    *linkDown = true;
+    h.advance(30s); // checks of up paths re-rank them
+    EXPECT_EQ(h.count("reload "), 0u) << h.logText();
+    EXPECT_EQ(h.table(kWwidA), table);
+    EXPECT_FALSE(h.logged("priority -1")) << h.logText();
 }
 
 TEST(Daemon, EventsDuringAdoptionWaitUntilEveryMapIsRead) {
