@@ -138,9 +138,9 @@ void DmOps::create(const std::string &wwid, const std::string &name, const std::
                    PathLimits limits, std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [this, name, uuid, targets, uevent,
+        [root = daemon_.env().sysfsRoot, name, uuid, targets, uevent,
          limits = std::move(limits)](mpath::dm::DeviceMapper &dm) {
-            applyLimits(name, limits);
+            applyLimits(root, name, limits);
             return dm.createAsync(name, uuid, targets, uevent);
         },
         std::move(done), &Counters::creates);
@@ -151,14 +151,16 @@ void DmOps::reload(const std::string &wwid, const std::string &name,
                    PathLimits limits, std::function<void(Result<mpath::dm::UdevCookie>)> done) {
     run<mpath::dm::UdevCookie>(
         wwid, daemon_.env().dmDeadline,
-        [this, name, targets, uevent, limits = std::move(limits)](mpath::dm::DeviceMapper &dm) {
-            applyLimits(name, limits);
+        [root = daemon_.env().sysfsRoot, name, targets, uevent,
+         limits = std::move(limits)](mpath::dm::DeviceMapper &dm) {
+            applyLimits(root, name, limits);
             return dm.reloadAsync(name, targets, uevent);
         },
         std::move(done), &Counters::reloads);
 }
 
-void DmOps::applyLimits(const std::string &name, const PathLimits &limits) const {
+void DmOps::applyLimits(const std::string &sysfsRoot, const std::string &name,
+                        const PathLimits &limits) {
     if (limits.maxSectorsKb == 0)
         return;
     // multipath-tools' max_sectors_kb: every path gets it before the table
@@ -167,8 +169,7 @@ void DmOps::applyLimits(const std::string &name, const PathLimits &limits) const
     // is made all the same.
     const std::string value = std::to_string(limits.maxSectorsKb);
     for (const auto &path : limits.paths) {
-        const std::string file =
-            daemon_.env().sysfsRoot + "/block/" + path + "/queue/max_sectors_kb";
+        const std::string file = sysfsRoot + "/block/" + path + "/queue/max_sectors_kb";
         int err = 0;
         if (int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC); fd < 0) {
             err = errno;

@@ -87,8 +87,12 @@ private:
     void run(const std::string &wwid, std::chrono::milliseconds deadline,
              std::function<mpath::Result<T>(mpath::dm::DeviceMapper &)> op,
              std::function<void(mpath::Result<T>)> done, unsigned Counters::*counter = nullptr);
-    /// Writes \a limits to map \a name's paths (in the lane, before a load).
-    void applyLimits(const std::string &name, const PathLimits &limits) const;
+    /// Writes \a limits to map \a name's paths under \a sysfsRoot (in the
+    /// lane, before a load). It touches nothing of the daemon's: a job still
+    /// queued when the daemon goes may run after DmOps has gone. The log it
+    /// writes to is thread-safe.
+    static void applyLimits(const std::string &sysfsRoot, const std::string &name,
+                            const PathLimits &limits);
 
     Daemon &daemon_;
 };
