@@ -206,22 +206,19 @@ TimeoutsDone writeTimeouts(const std::string &root, const mpath::policy::Transpo
     for (const auto &note : t.notes)
         out.lines.push_back({false, "", note});
     for (const auto &p : paths) {
-        std::optional<unsigned> fcDevLoss;
-        if (p.transport == mpath::model::Transport::FibreChannel && !p.ids.transportPort.empty()) {
-            auto v = readAttribute(root + "/class/fc_remote_ports/" + p.ids.transportPort +
-                                   "/dev_loss_tmo");
-            unsigned n = 0;
-            if (v && std::sscanf(v->c_str(), "%u", &n) == 1)
-                fcDevLoss = n;
-        }
+        std::optional<unsigned> portDevLoss;
+        if (const std::string a = mpath::policy::portDevLossAttribute(p); !a.empty())
+            if (auto v = readAttribute(root + "/" + a))
+                portDevLoss = mpath::policy::parsePortDevLoss(*v);
         std::vector<std::string> notes;
-        for (const auto &w : mpath::policy::timeoutWrites(t, p, fcDevLoss, &notes)) {
+        for (const auto &w : mpath::policy::timeoutWrites(t, p, portDevLoss, &notes)) {
             const std::string file = root + "/" + w.attribute;
             const std::string attr = w.attribute.substr(w.attribute.rfind('/') + 1);
-            if (readAttribute(file) == w.value)
+            if (readAttribute(file) == (w.shown.empty() ? w.value : w.shown))
                 continue;
             const int err = mpath::sys::writeAttribute(file, w.value);
-            const std::string what = attr + " " + w.value + " (" + w.keyword + ")";
+            const std::string what =
+                attr + " " + (w.shown.empty() ? w.value : w.shown) + " (" + w.keyword + ")";
             if (err == 0) {
                 out.lines.push_back({false, p.kernelName, what + " set"});
                 continue;

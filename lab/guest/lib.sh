@@ -530,13 +530,14 @@ SAN_NQN=nqn.2026-01.org.mpath.lab:nvme-san
 SAN_HOSTNQN=nqn.2026-01.org.mpath.lab:nvme-host
 SAN_HOSTID=6c61622d-6d70-6174-6800-000000000001
 SAN_NVMET=/sys/kernel/config/nvmet
-# The host's timeouts (nvme connect; fast_io_fail_tmo through sysfs, which
-# nvme-cli 2.3 cannot set): keep-alive timeout 5 s; a lost controller tries
-# to reconnect every 2 s and is deleted after ctrl_loss_tmo / reconnect_delay
-# = 30 failed attempts (60 s or more: an attempt through a port that drops
-# its traffic waits about 3 s for its connect to time out); I/O without
-# REQ_FAILFAST (device-mapper's has it) waits 2 s for a reconnect, then fails.
-SAN_NVME_KATO=5 SAN_NVME_RECONNECT=2 SAN_NVME_LOSS=60 SAN_NVME_FASTFAIL=2
+# The host's timeouts (nvme connect): keep-alive timeout 5 s; a lost
+# controller tries to reconnect every 2 s and is deleted after ctrl_loss_tmo
+# / reconnect_delay = 30 failed attempts (60 s or more: an attempt through a
+# port that drops its traffic waits about 3 s for its connect to time out).
+# fast_io_fail_tmo stays the kernel's "off" (nvme-cli 2.3 cannot set it):
+# mpathd sets it, and ctrl_loss_tmo, from its fast_io_fail_tmo and
+# dev_loss_tmo when the namespace's map is made.
+SAN_NVME_KATO=5 SAN_NVME_RECONNECT=2 SAN_NVME_LOSS=60
 
 # san_nvme_port N: the TCP port of NVMe port N.
 san_nvme_port() { echo $((4419 + $1)); }
@@ -631,7 +632,7 @@ san_nvme_has_paths() { [ "$(san_nvme_paths "$1" | wc -l)" -eq "$2" ]; }
 # the lab's timeouts, above; wait until its paths exist and udev settled)
 # / disconnect its controller.
 san_nvme_connect() {
-	local p=$1 log n c
+	local p=$1 log n
 	log=$(san_log)
 	n=$(cat "$SAN_RUN/nvme-namespaces")
 	nvme connect -t tcp -a 127.0.0.1 -s "$(san_nvme_port "$p")" -n "$SAN_NQN" \
@@ -639,8 +640,6 @@ san_nvme_connect() {
 		-l "$SAN_NVME_LOSS" >> "$log" 2>&1 || die "san_nvme_connect $p failed: $(tail -n 3 "$log")"
 	wait_until 30 san_nvme_has_paths "$p" "$n" ||
 		die "san_nvme_connect $p: $(san_nvme_paths "$p" | wc -l) of $n paths after 30 s"
-	c=$(san_nvme_ctrl "$p")
-	san_w "$SAN_NVME_FASTFAIL" "/sys/class/nvme/$c/fast_io_fail_tmo"
 	udevadm settle --timeout=30
 }
 san_nvme_disconnect() {

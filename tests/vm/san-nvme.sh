@@ -6,8 +6,9 @@
 # host connects through both (nvme_core.multipath=N): two controllers give
 # two nvmeXnY paths with one WWID (ID_WWN, the namespace's uuid), and each
 # controller's ANA log shows both groups. mpathd makes the map (its
-# built-in NVMe device entry) with both paths active; fio --verify runs
-# through it. Then, under fio --verify: (a) the namespace's group becomes
+# built-in NVMe device entry) with both paths active, having given each
+# controller mpathd.conf's fast_io_fail_tmo (2) and dev_loss_tmo (90, its
+# ctrl_loss_tmo), once; fio --verify runs through it. Then, under fio --verify: (a) the namespace's group becomes
 # inaccessible through port 2: port 2's path is failed or leaves the
 # map's first group, and is back once the group is optimized again; (b)
 # port 2 stops answering (nftables drops its traffic): its controller
@@ -83,6 +84,8 @@ cat > /etc/mpathd/mpathd.conf <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
+	fast_io_fail_tmo 2
+	dev_loss_tmo 90
 }
 blacklist {
 	wwid ".*"
@@ -99,6 +102,15 @@ wait_until 60 both_active || fail "no map with both paths active: $(dmsetup stat
 map=$(map_of "$w1")
 result map_ready_ms $(($(now_ms) - t0))
 result table "\"$(dmsetup table "$map")\""
+# The transport timeouts: each controller's fast_io_fail_tmo (the lab
+# connects with the kernel's "off") and ctrl_loss_tmo (60 s from nvme
+# connect) are the configuration's, set before the map was made.
+for c in "$c1" "$c2"; do
+	t="fast_io_fail_tmo=$(cat "/sys/class/nvme/$c/fast_io_fail_tmo"),ctrl_loss_tmo=$(cat "/sys/class/nvme/$c/ctrl_loss_tmo")"
+	result "timeouts_$c" "$t"
+	[ "$t" = "fast_io_fail_tmo=2,ctrl_loss_tmo=90" ] ||
+		fail "$c's timeouts are $t, not mpathd.conf's fast_io_fail_tmo 2 and dev_loss_tmo 90"
+done
 mpathctl show map "$map" > "$RESULTS/show-map.txt" 2>&1
 fio_verify nvme "/dev/mapper/$map" 5 > "$RESULTS/fio-short.log" 2>&1 ||
 	fail "fio on $map failed: $(tail -n 5 "$RESULTS/fio-short.log")"
@@ -238,5 +250,13 @@ else
 	result fio_ana_prio errors=0
 fi
 kill -0 "$MPATHD_PID" || fail "mpathd died"
+# Each controller's timeouts were written once: neither the reconnects nor
+# the reconfigure wrote them again.
+for c in "$p1" "$p2"; do
+	n=$(grep -c "path $c[^0-9].*ctrl_loss_tmo 90 (dev_loss_tmo) set" "$RESULTS/mpathd.log")
+	[ "$n" -eq 1 ] || fail "$c: ctrl_loss_tmo set $n times, not once: $(grep "$c.*_tmo" "$RESULTS/mpathd.log")"
+	n=$(grep -c "path $c[^0-9].*fast_io_fail_tmo 2 (fast_io_fail_tmo) set" "$RESULTS/mpathd.log")
+	[ "$n" -eq 1 ] || fail "$c: fast_io_fail_tmo set $n times, not once: $(grep "$c.*_tmo" "$RESULTS/mpathd.log")"
+done
 diag
 true

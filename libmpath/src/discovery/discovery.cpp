@@ -395,10 +395,15 @@ void Discovery::discoverNvme(const std::string &blockDir, const std::string &dev
     p.revision = sysfs_.readAttribute(deviceDir + "/firmware_rev").valueOr("");
     const std::string transport = sysfs_.readAttribute(deviceDir + "/transport").valueOr("");
     p.protocol = transport.empty() ? "nvme:unspec" : "nvme:" + transport;
-    if (auto state = sysfs_.readAttribute(deviceDir + "/state"))
+    if (auto state = sysfs_.readAttribute(deviceDir + "/state")) {
         p.deviceState = nvmeState(*state);
-    else
+        // A fabrics controller (nvme class): where its timeouts are set.
+        const std::string ctrl = deviceDir.substr(deviceDir.rfind('/') + 1);
+        if (!transport.empty() && transport != "pcie" && startsWith(ctrl, "nvme"))
+            p.ids.transportPort = ctrl;
+    } else {
         p.deviceState = DeviceState::Running; // a native multipath head has no state
+    }
     p.ids.nodeName = sysfs_.readAttribute(deviceDir + "/subsysnqn")
                          .valueOr(sysfs_.readAttribute(blockDir + "/subsysnqn").valueOr(""));
     p.nsid = static_cast<uint32_t>(sysfs_.readNumber(blockDir + "/nsid").valueOr(0));

@@ -147,15 +147,18 @@ Plan plan(const Config &config, const PlanInput &input) {
                     pm.notes.push_back(p.kernelName + ": " + it->second + ", the path ranks -1");
 
         {
-            // Said only where they apply: a map of FC, iSCSI or SAS paths.
+            // Said only where they apply: a map of FC, iSCSI, SAS or NVMe
+            // over fabrics paths.
             std::vector<std::string> timeoutNotes;
             pm.timeouts = transportTimeouts(eff, globals.pollingInterval.value, &timeoutNotes);
             bool transported = false;
             for (const auto &g : pm.map.groups)
                 for (const auto &p : g.paths)
-                    transported = transported || p.transport == model::Transport::Iscsi ||
-                                  p.transport == model::Transport::FibreChannel ||
-                                  p.transport == model::Transport::Sas;
+                    transported =
+                        transported || p.transport == model::Transport::Iscsi ||
+                        p.transport == model::Transport::FibreChannel ||
+                        p.transport == model::Transport::Sas ||
+                        (p.transport == model::Transport::Nvme && !p.ids.transportPort.empty());
             if (transported) {
                 pm.notes.insert(pm.notes.end(), timeoutNotes.begin(), timeoutNotes.end());
                 pm.timeouts.notes = std::move(timeoutNotes);

@@ -73,17 +73,86 @@ TransportTimeouts transportTimeouts(const config::EffectiveSettings &settings,
     return t;
 }
 
+namespace {
+
+/// An NVMe over fabrics controller's: fast_io_fail_tmo and ctrl_loss_tmo.
+/// Both take -1 for off and show "off".
+std::vector<SysfsWrite> nvmeWrites(const TransportTimeouts &t, const Path &path,
+                                   std::optional<unsigned> ctrlLoss,
+                                   std::vector<std::string> *notes) {
+    std::vector<SysfsWrite> out;
+    const std::string dir = "class/nvme/" + path.ids.transportPort + "/";
+    if (t.fastIoFail.off)
+        out.push_back({dir + "fast_io_fail_tmo", "-1", "fast_io_fail_tmo", false, "off"});
+    else
+        out.push_back(
+            {dir + "fast_io_fail_tmo", std::to_string(t.fastIoFail.value), "fast_io_fail_tmo"});
+    if (!t.devLoss)
+        return out;
+    const unsigned want = *t.devLoss;
+    if (!t.devLossConfigured) {
+        // Asked for by no_path_retry only: the controller may stay longer.
+        if (!ctrlLoss) {
+            note(notes, path.kernelName + ": " + path.ids.transportPort +
+                            "'s ctrl_loss_tmo cannot be read: it is not raised to outlast "
+                            "no_path_retry (" +
+                            devLossText(want) + " s)");
+            return out;
+        }
+        if (*ctrlLoss >= want)
+            return out;
+    }
+    if (want == kDevLossInfinity)
+        out.push_back({dir + "ctrl_loss_tmo", "-1", "dev_loss_tmo", false, "off"});
+    else if (want > static_cast<unsigned>(INT_MAX))
+        note(notes, path.kernelName + ": dev_loss_tmo " + std::to_string(want) +
+                        " is beyond what an NVMe controller's ctrl_loss_tmo takes");
+    else
+        out.push_back({dir + "ctrl_loss_tmo", std::to_string(want), "dev_loss_tmo"});
+    return out;
+}
+
+} // namespace
+
+std::string portDevLossAttribute(const Path &path) {
+    if (path.ids.transportPort.empty())
+        return {};
+    if (path.transport == Transport::FibreChannel)
+        return "class/fc_remote_ports/" + path.ids.transportPort + "/dev_loss_tmo";
+    if (path.transport == Transport::Nvme)
+        return "class/nvme/" + path.ids.transportPort + "/ctrl_loss_tmo";
+    return {};
+}
+
+std::optional<unsigned> parsePortDevLoss(const std::string &text) {
+    if (text == "off")
+        return kDevLossInfinity;
+    if (text.empty() || text.size() > 10 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    const unsigned long v = std::stoul(text);
+    if (v >= kDevLossInfinity)
+        return std::nullopt;
+    return static_cast<unsigned>(v);
+}
+
 std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &t, const Path &path,
-                                      std::optional<unsigned> fcDevLoss,
+                                      std::optional<unsigned> portDevLoss,
                                       std::vector<std::string> *notes) {
     std::vector<SysfsWrite> out;
     const std::string &name = path.kernelName;
+    if (path.transport == Transport::Nvme && !path.ids.transportPort.empty())
+        return nvmeWrites(t, path, portDevLoss, notes);
     const bool scsi = path.transport == Transport::Scsi || path.transport == Transport::Iscsi ||
                       path.transport == Transport::FibreChannel || path.transport == Transport::Sas;
     if (!scsi) {
         if (t.configured)
-            note(notes, name + ": transport timeouts apply to SCSI paths only (this one is " +
-                            std::string(model::toString(path.transport)) + ")");
+            note(notes, name +
+                            ": transport timeouts apply to SCSI and NVMe over fabrics paths "
+                            "only (this one is " +
+                            (path.protocol.empty() ? std::string(model::toString(path.transport))
+                                                   : path.protocol) +
+                            ")");
         return out;
     }
     if (t.ehDeadline && !path.ids.scsiHost.empty())
@@ -99,13 +168,13 @@ std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &t, const Path &pa
         const std::string dir = "class/fc_remote_ports/" + port + "/";
         const OffOrNumber fast = t.fastIoFail;
         if (!fast.off && fast.value > 0) {
-            if (!fcDevLoss) {
+            if (!portDevLoss) {
                 note(notes, name + ": " + port +
                                 "'s dev_loss_tmo cannot be read: its timeouts are left alone");
                 return out;
             }
             // fast_io_fail_tmo must stay below dev_loss_tmo at every step.
-            if (fast.value >= *fcDevLoss)
+            if (fast.value >= *portDevLoss)
                 out.push_back({dir + "dev_loss_tmo", std::to_string(fast.value + 1),
                                "fast_io_fail_tmo", true});
         } else if (devLoss && *devLoss > kFcDevLossWithoutFastIoFail && !t.queueForever) {

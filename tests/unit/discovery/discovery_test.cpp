@@ -231,6 +231,7 @@ TEST_F(DiscoveryTest, NvmeNamespaceTakesWwidFromIdWwn) {
     EXPECT_EQ(p.revision, "8.0.0");
     EXPECT_EQ(p.ids.nodeName, "nqn.2019-08.org.qemu:subsys0");
     EXPECT_EQ(p.deviceState, DeviceState::Running);
+    EXPECT_EQ(p.ids.transportPort, "") << "PCIe has no transport timeouts";
 }
 
 TEST_F(DiscoveryTest, NvmeNamespaceWithoutUdevDataUsesNguid) {
@@ -245,6 +246,7 @@ TEST_F(DiscoveryTest, NvmeNamespaceWithoutUdevDataUsesNguid) {
     EXPECT_EQ(found->wwidSource, wwid::Source::NvmeSysfs);
     EXPECT_EQ(found->path.wwid, "eui.e0b1a1c2d3e4f5060718293a4b5c6d7e");
     EXPECT_EQ(found->path.protocol, "nvme:tcp");
+    EXPECT_EQ(found->path.ids.transportPort, "nvme1") << "its timeouts are its controller's";
 }
 
 TEST_F(DiscoveryTest, NvmeNamespaceWithoutUdevDataPrefersTheKernelsWwidAttribute) {

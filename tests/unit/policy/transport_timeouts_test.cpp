@@ -141,10 +141,109 @@ TEST(TransportTimeouts, SasKeepsItsReadOnlyNexusLossTimeoutAndEveryScsiHostTakes
               std::vector<std::string>{"class/scsi_host/host3/eh_deadline=10"});
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("apply to FC, iSCSI and SAS paths only"), std::string::npos);
+    // NVMe over PCIe has no transport to time out.
     notes.clear();
-    EXPECT_TRUE(timeoutWrites(t, pathOn(Transport::Nvme, ""), {}, &notes).empty());
+    Path pcie = pathOn(Transport::Nvme, "");
+    pcie.protocol = "nvme:pcie";
+    EXPECT_TRUE(timeoutWrites(t, pcie, {}, &notes).empty());
     ASSERT_EQ(notes.size(), 1u);
-    EXPECT_EQ(notes[0], "sdb: transport timeouts apply to SCSI paths only (this one is nvme)");
+    EXPECT_EQ(notes[0], "sdb: transport timeouts apply to SCSI and NVMe over fabrics paths only "
+                        "(this one is nvme:pcie)");
+}
+
+namespace {
+
+Path nvmeOverTcp() {
+    Path p;
+    p.kernelName = "nvme3n1";
+    p.transport = Transport::Nvme;
+    p.protocol = "nvme:tcp";
+    p.ids.transportPort = "nvme3";
+    return p;
+}
+
+std::vector<std::string> shown(const std::vector<SysfsWrite> &writes) {
+    std::vector<std::string> out;
+    for (const auto &w : writes)
+        out.push_back(w.attribute + "=" + w.value + "/" + (w.shown.empty() ? w.value : w.shown));
+    return out;
+}
+
+} // namespace
+
+TEST(TransportTimeouts, AnNvmeOverFabricsControllerTakesFastIoFailAndDevLossAsItsCtrlLossTmo) {
+    const std::string dir = "class/nvme/nvme3/";
+    // The default: fast_io_fail_tmo 5 only; the controller keeps its
+    // ctrl_loss_tmo, and a PCIe controller is left alone without a word.
+    TransportTimeouts t = transportTimeouts(settingsFrom(""), 5);
+    std::vector<std::string> notes;
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), 600u, &notes)),
+              std::vector<std::string>{dir + "fast_io_fail_tmo=5"});
+    Path pcie = nvmeOverTcp();
+    pcie.protocol = "nvme:pcie";
+    pcie.ids.transportPort.clear();
+    EXPECT_TRUE(timeoutWrites(t, pcie, {}, &notes).empty());
+    EXPECT_TRUE(notes.empty());
+
+    // A configured dev_loss_tmo is the controller's ctrl_loss_tmo, shorter
+    // or longer than the one it has.
+    t = transportTimeouts(settingsFrom("defaults {\n fast_io_fail_tmo 2\n dev_loss_tmo 90\n}\n"),
+                          5);
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), 600u, &notes)),
+              (std::vector<std::string>{dir + "fast_io_fail_tmo=2", dir + "ctrl_loss_tmo=90"}));
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), 60u, &notes)),
+              (std::vector<std::string>{dir + "fast_io_fail_tmo=2", dir + "ctrl_loss_tmo=90"}));
+    EXPECT_TRUE(notes.empty());
+
+    // Off and infinity: the controller takes -1 and shows "off".
+    t = transportTimeouts(
+        settingsFrom("defaults {\n fast_io_fail_tmo off\n dev_loss_tmo infinity\n}\n"), 5);
+    EXPECT_EQ(
+        shown(timeoutWrites(t, nvmeOverTcp(), 600u, &notes)),
+        (std::vector<std::string>{dir + "fast_io_fail_tmo=-1/off", dir + "ctrl_loss_tmo=-1/off"}));
+    EXPECT_TRUE(notes.empty());
+}
+
+TEST(TransportTimeouts, NoPathRetryOnlyRaisesAnNvmeControllersCtrlLossTmo) {
+    const std::string dir = "class/nvme/nvme3/";
+    // 30 checks of 5 s: 150 s, plus 2 s and a 5 s check.
+    TransportTimeouts t = transportTimeouts(settingsFrom("defaults {\n no_path_retry 30\n}\n"), 5);
+    ASSERT_TRUE(t.devLoss);
+    EXPECT_EQ(*t.devLoss, 157u);
+    std::vector<std::string> notes;
+    // Longer already (the kernel's default 600): kept.
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), 600u, &notes)),
+              std::vector<std::string>{dir + "fast_io_fail_tmo=5"});
+    // Shorter: raised, as the path must not vanish while the map queues.
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), 60u, &notes)),
+              (std::vector<std::string>{dir + "fast_io_fail_tmo=5", dir + "ctrl_loss_tmo=157"}));
+    EXPECT_TRUE(notes.empty());
+    // Not readable: not written, and said.
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), std::nullopt, &notes)),
+              std::vector<std::string>{dir + "fast_io_fail_tmo=5"});
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "nvme3n1: nvme3's ctrl_loss_tmo cannot be read: it is not raised to "
+                        "outlast no_path_retry (157 s)");
+
+    // Queueing for ever: the controller reconnects for ever.
+    t = transportTimeouts(settingsFrom("defaults {\n no_path_retry queue\n}\n"), 5);
+    EXPECT_EQ(
+        shown(timeoutWrites(t, nvmeOverTcp(), 600u)),
+        (std::vector<std::string>{dir + "fast_io_fail_tmo=5/5", dir + "ctrl_loss_tmo=-1/off"}));
+    EXPECT_EQ(attributes(timeoutWrites(t, nvmeOverTcp(), kDevLossInfinity)),
+              std::vector<std::string>{dir + "fast_io_fail_tmo=5"});
+}
+
+TEST(TransportTimeouts, APortsDevLossIsReadFromItsTransportsAttribute) {
+    EXPECT_EQ(portDevLossAttribute(nvmeOverTcp()), "class/nvme/nvme3/ctrl_loss_tmo");
+    EXPECT_EQ(portDevLossAttribute(pathOn(Transport::FibreChannel, "rport-3:0-1")),
+              "class/fc_remote_ports/rport-3:0-1/dev_loss_tmo");
+    EXPECT_EQ(portDevLossAttribute(pathOn(Transport::Iscsi, "session2")), "");
+    EXPECT_EQ(parsePortDevLoss("600"), 600u);
+    EXPECT_EQ(parsePortDevLoss("off"), kDevLossInfinity);
+    EXPECT_EQ(parsePortDevLoss(""), std::nullopt);
+    EXPECT_EQ(parsePortDevLoss("-1"), std::nullopt);
+    EXPECT_EQ(parsePortDevLoss("99999999999"), std::nullopt);
 }
 
 TEST(TransportTimeouts, DevLossZeroIsUnsetAsInMultipathTools) {

@@ -95,7 +95,8 @@ struct TransportIds {
     std::string scsiHost;    ///< the SCSI host of a SCSI path, "host3"; "" otherwise
     /// The transport's own device of the port that reaches the target, in
     /// its sysfs class: "rport-3:0-1" (fc_remote_ports), "session2"
-    /// (iscsi_session), "end_device-3:1" (sas_end_device); "" when none.
+    /// (iscsi_session), "end_device-3:1" (sas_end_device), "nvme3" (nvme:
+    /// the controller of an NVMe over fabrics path); "" when none.
     std::string transportPort;
 
     bool operator==(const TransportIds &) const = default;

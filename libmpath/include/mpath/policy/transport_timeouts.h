@@ -17,11 +17,13 @@ inline constexpr unsigned kDevLossInfinity = UINT_MAX;
 /// fast_io_fail_tmo, dev_loss_tmo and eh_deadline), decided once per map.
 struct TransportTimeouts {
     /// fast_io_fail_tmo; FC: the remote port's fast_io_fail_tmo, iSCSI: the
-    /// session's recovery_tmo. Always set: multipath-tools' default is 5.
+    /// session's recovery_tmo, NVMe over fabrics: the controller's
+    /// fast_io_fail_tmo. Always set: multipath-tools' default is 5.
     config::OffOrNumber fastIoFail{config::OffOrNumber::number(5)};
     /// dev_loss_tmo in seconds (kDevLossInfinity: infinity); FC: the remote
-    /// port's dev_loss_tmo, SAS: the end device's I_T nexus loss timeout.
-    /// None: the transport's own stays.
+    /// port's dev_loss_tmo, SAS: the end device's I_T nexus loss timeout,
+    /// NVMe over fabrics: the controller's ctrl_loss_tmo. None: the
+    /// transport's own stays.
     std::optional<unsigned> devLoss;
     /// eh_deadline of the SCSI host; none: the host's own stays.
     std::optional<config::OffOrNumber> ehDeadline;
@@ -55,6 +57,9 @@ struct SysfsWrite {
     /// The path's later writes need this one: when it is refused, they
     /// are not made (the FC port's temporary dev_loss_tmo).
     bool prerequisite{false};
+    /// How the attribute reads once \a value is written, when that differs
+    /// (an NVMe controller takes "-1" and shows "off"); "": \a value.
+    std::string shown{};
 
     bool operator==(const SysfsWrite &) const = default;
 };
@@ -63,18 +68,34 @@ struct SysfsWrite {
 /// - every SCSI path: its host's eh_deadline;
 /// - FC: the remote port's fast_io_fail_tmo and dev_loss_tmo. The
 ///   transport refuses a fast_io_fail_tmo not below the current dev_loss_tmo
-///   (\a fcDevLoss, read just before) and a dev_loss_tmo above 600 while
+///   (\a portDevLoss, read just before) and a dev_loss_tmo above 600 while
 ///   fast_io_fail_tmo is off, so dev_loss_tmo may first be raised to
 ///   fast_io_fail_tmo + 1, or limited to 600;
 /// - iSCSI: the session's recovery_tmo, from fast_io_fail_tmo (dev_loss_tmo
 ///   has no iSCSI counterpart; off and 0 are not set, as multipath-tools
 ///   does not);
 /// - SAS: nothing: the end device's I_T nexus loss timeout, dev_loss_tmo's
-///   counterpart, is read-only in sysfs.
+///   counterpart, is read-only in sysfs;
+/// - NVMe over fabrics (multipath-tools sets nothing there): the
+///   controller's fast_io_fail_tmo, and its ctrl_loss_tmo (\a portDevLoss
+///   is the current one), after which the kernel deletes the controller as
+///   FC deletes a port after dev_loss_tmo. A configured dev_loss_tmo is
+///   written as it is; one that only no_path_retry asks for never shortens
+///   the controller's own (600 s by default), it only raises it.
 /// Paths of other transports get nothing. What cannot be applied is added
 /// to \a notes when the timeouts were configured.
 std::vector<SysfsWrite> timeoutWrites(const TransportTimeouts &timeouts, const model::Path &path,
-                                      std::optional<unsigned> fcDevLoss,
+                                      std::optional<unsigned> portDevLoss,
                                       std::vector<std::string> *notes = nullptr);
+
+/// The sysfs attribute that holds \a path's current dev_loss_tmo
+/// counterpart, the \a portDevLoss timeoutWrites() needs (FC: the remote
+/// port's dev_loss_tmo, NVMe over fabrics: the controller's ctrl_loss_tmo),
+/// relative to the sysfs root; "" when none is needed.
+std::string portDevLossAttribute(const model::Path &path);
+
+/// \a text as read from a portDevLossAttribute(): seconds, or "off"
+/// (kDevLossInfinity); none when it is neither.
+std::optional<unsigned> parsePortDevLoss(const std::string &text);
 
 } // namespace mpath::policy
