@@ -141,6 +141,7 @@ Objects Objects::fromManagedObjects(const std::vector<ManagedObject> &objects) {
             r.get("CheckerState", path.checkerState);
             r.get("DmState", path.dmState);
             r.get("AdminFailed", path.adminFailed);
+            r.get("Shaky", path.shaky);
             r.get("Priority", path.priority);
             r.get("FailCount", path.failCount);
             auto &[map, group] = pathLinks[o.path];
@@ -296,6 +297,7 @@ std::vector<PathInfo> readPaths(const nlohmann::json &doc) {
         field(j, "checkerState", p.checkerState);
         field(j, "dmState", p.dmState);
         field(j, "adminFailed", p.adminFailed);
+        field(j, "shaky", p.shaky);
         field(j, "priority", p.priority);
         field(j, "failCount", p.failCount);
         field(j, "map", p.mapName);       // null: in no map

@@ -46,6 +46,9 @@ struct PathInfo {
     std::string checkerState;
     std::string dmState;
     bool adminFailed{false};
+    /// Held failed as a shaky path (san_path_err_*) until it has stayed up
+    /// its recovery time.
+    bool shaky{false};
     int32_t priority{0};
     uint32_t failCount{0};
     /// The map's name, "" when the path is in none.

@@ -110,6 +110,8 @@ void TopologyPrinter::tree(const Objects &objects, const MapInfo &m, std::ostrea
                     << state(orDash(path->checkerState));
                 if (path->adminFailed)
                     out << " " << state("admin-failed");
+                if (path->shaky)
+                    out << " " << state("shaky");
             }
             out << "\n";
         }
@@ -169,8 +171,12 @@ void TopologyPrinter::paths(const Objects &objects, std::ostream &out) const {
         std::snprintf(line, sizeof(line), "%-10s %-8s %-16s %-5s ", p.name.c_str(),
                       orDash(p.devt).c_str(), orDash(p.mapName).c_str(),
                       p.groupNumber ? std::to_string(p.groupNumber).c_str() : "-");
-        out << line << cell(p.adminFailed ? "admin-failed" : p.dmState, 8) << " "
-            << cell(p.checkerState, 9) << " ";
+        out << line
+            << cell(p.adminFailed ? "admin-failed"
+                    : p.shaky     ? "shaky"
+                                  : p.dmState,
+                    8)
+            << " " << cell(p.checkerState, 9) << " ";
         std::snprintf(line, sizeof(line), "%-5d %u\n", p.priority, p.failCount);
         out << line;
     }
@@ -194,6 +200,7 @@ void TopologyPrinter::path(const PathInfo &p, std::ostream &out) const {
     row("dm_state", state(orDash(p.dmState)));
     row("checker_state", state(orDash(p.checkerState)));
     row("admin_failed", p.adminFailed ? state("admin-failed") : "no");
+    row("shaky", p.shaky ? state("shaky") : "no");
     row("priority", std::to_string(p.priority));
     row("fail_count", std::to_string(p.failCount));
 }
@@ -255,6 +262,7 @@ nlohmann::json TopologyPrinter::pathObject(const PathInfo &p) {
             {"checkerState", p.checkerState},
             {"dmState", p.dmState},
             {"adminFailed", p.adminFailed},
+            {"shaky", p.shaky},
             {"priority", p.priority},
             {"failCount", p.failCount},
             {"map", p.mapName.empty() ? nlohmann::json() : nlohmann::json(p.mapName)},

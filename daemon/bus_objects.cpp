@@ -226,6 +226,7 @@ std::map<std::string, BusService::Object> BusObjects::compute(const Daemon &daem
              {"CheckerState", std::string(toString(p.path.checkerState))},
              {"DmState", std::string(toString(p.path.dmState))},
              {"AdminFailed", p.adminFailed},
+             {"Shaky", p.sanPathErr.held},
              {"Priority", int32_t{p.path.priority}},
              {"FailCount", uint32_t{failCounts.count(name) ? failCounts.at(name) : 0u}},
              {"Map", BusService::ObjectPath{inMap ? BusService::mapPath(p.mapWwid) : "/"}},
@@ -430,6 +431,8 @@ void writePaths(BusJson &j, const std::map<std::string, BusService::Object> &obj
         j.value(int64_t{valueOf<int32_t>(p, "Priority")});
         j.key("product");
         j.value(valueOf<std::string>(p, "Product"));
+        j.key("shaky");
+        j.value(valueOf<bool>(p, "Shaky"));
         j.key("transport");
         j.value(valueOf<std::string>(p, "Transport"));
         j.key("transportIds");

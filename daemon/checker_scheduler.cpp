@@ -228,6 +228,15 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
         } else if (restored && live && !rec.adminFailed && !rec.wwidRechecked &&
                    recheckWwidApplies(rec)) {
             recheckWwid(kernelName, rec, mapName);
+        } else if (live && !rec.adminFailed &&
+                   heldAsShaky(kernelName, rec, mapName,
+                               rec.sanPathErr.held ? down(before) : restored)) {
+            // Checked at the base interval until its recovery time is over.
+            rec.interval = polling;
+            arm(kernelName, rec.interval);
+            daemon_.policies().update(rec.mapWwid);
+            daemon_.reconciler().readStatus(rec.mapWwid);
+            return;
         } else if (restored && live && !rec.adminFailed) {
             rec.wwidRechecked = false; // the next restore asks again
             const bool quiet = rec.flaps > 1;
@@ -264,6 +273,58 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
     else
         rec.interval = polling;
     arm(kernelName, rec.interval);
+}
+
+bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &rec,
+                                   const std::string &mapName, bool wasDown) {
+    // The map's, decided when it was planned: resolving a path's settings
+    // at each check would walk the device table.
+    const auto map = daemon_.state().maps.find(rec.mapWwid);
+    const mpath::policy::SanPathErrSettings s =
+        map != daemon_.state().maps.end() && map->second.planned
+            ? map->second.planned->sanPathErr
+            : mpath::policy::SanPathErrSettings{};
+    if (!s.enabled()) {
+        rec.sanPathErr = {}; // a reconfigure turned it off
+        return false;
+    }
+    // Another path of the map that can take I/O: device-mapper has it
+    // active and its last check did not find it down.
+    bool othersUsable = false;
+    if (rec.sanPathErr.held)
+        for (const auto &[name, other] : daemon_.state().paths)
+            othersUsable = othersUsable || (name != kernelName && other.mapWwid == rec.mapWwid &&
+                                            other.path.dmState == DmPathState::Active &&
+                                            !down(other.path.checkerState));
+    const bool wasHeld = rec.sanPathErr.held;
+    const unsigned failures = rec.sanPathErr.failures;
+    using Verdict = mpath::policy::SanPathErrVerdict;
+    switch (mpath::policy::sanPathErrCheck(rec.sanPathErr, s, wasDown, othersUsable,
+                                           daemon_.loop().now())) {
+    case Verdict::HoldNow:
+        logWarning(aboutPath(kernelName, mapName),
+                   "up again, but failed " + std::to_string(rec.sanPathErr.failures) +
+                       " times (more than san_path_err_threshold " + std::to_string(s.threshold) +
+                       "): held failed until it has been up " + std::to_string(s.recoveryTime) +
+                       " s (san_path_err_recovery_time)");
+        return true;
+    case Verdict::Hold:
+        if (wasDown)
+            logInfo(aboutPath(kernelName, mapName),
+                    "failed again while held: up " + std::to_string(s.recoveryTime) +
+                        " s from now before it is reinstated (san_path_err_recovery_time)");
+        return true;
+    case Verdict::Reinstate:
+        if (wasHeld)
+            logNotice(aboutPath(kernelName, mapName),
+                      othersUsable ? "up for " + std::to_string(s.recoveryTime) +
+                                         " s since it was held (san_path_err_recovery_time)"
+                                   : "held as shaky, but the map has no other usable path "
+                                     "(after " +
+                                         std::to_string(failures) + " failures)");
+        return false;
+    }
+    return false;
 }
 
 bool CheckerScheduler::recheckWwidApplies(const PathRecord &rec) const {

@@ -55,6 +55,11 @@ private:
     std::chrono::milliseconds reinstateHold(const PathRecord &rec) const;
     /// recheck_wwid is set for \a rec's device, and it can be read again.
     bool recheckWwidApplies(const PathRecord &rec) const;
+    /// san_path_err_*: whether \a rec, found up by a check, stays failed
+    /// (too many failures, not yet up for the recovery time). \a wasDown:
+    /// it was down or failed before this check. Says so in the log.
+    bool heldAsShaky(const std::string &kernelName, PathRecord &rec, const std::string &mapName,
+                     bool wasDown);
     /// Reads the WWID of path \a kernelName, up again, from the device;
     /// the same: reinstated at once; another: wwidChanged().
     void recheckWwid(const std::string &kernelName, PathRecord &rec, const std::string &mapName);

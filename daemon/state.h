@@ -10,6 +10,7 @@
 #include <mpath/dm/status.h>
 #include <mpath/model/map.h>
 #include <mpath/policy/planner.h>
+#include <mpath/policy/san_path_err.h>
 #include <mpath/sys/event_loop.h>
 #include <mpath/sys/executor.h>
 #include <optional>
@@ -45,6 +46,9 @@ struct PathRecord {
     /// times in a row the kernel failed it again soon after.
     mpath::sys::EventLoop::Clock::time_point reinstatedAt{};
     unsigned flaps{0};
+    /// san_path_err_* (shaky paths): its failures, and whether it is held
+    /// failed until it has stayed up for the recovery time.
+    mpath::policy::SanPathErrState sanPathErr;
     /// An administrator failed it: checks do not reinstate it until an
     /// administrator does.
     bool adminFailed{false};

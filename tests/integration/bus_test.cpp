@@ -333,6 +333,30 @@ TEST_F(Bus, APathFailedOnRequestStaysFailedUntilReinstated) {
     EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "active");
 }
 
+TEST_F(Bus, APathHeldAsShakySaysSoUntilItIsReinstated) {
+    h_.config(std::string(mpathd_test::kConfig) + "defaults {\n  san_path_err_threshold 1\n"
+                                                  "  san_path_err_forget_rate 10\n"
+                                                  "  san_path_err_recovery_time 30\n}\n");
+    ASSERT_EQ(manager("Reconfigure", "a{sv}", 0).error, "");
+    const std::string sdc = mpathd::BusService::pathPath("sdc");
+    auto shaky = [&] {
+        const auto *v = published(sdc, "Shaky");
+        return v && std::get<bool>(*v);
+    };
+    EXPECT_FALSE(shaky());
+    for (int i = 0; i < 2; ++i) {
+        h_.checkers().set("/dev/sdc", mpath::model::CheckerState::Down, "transport offline");
+        h_.advance(5s);
+        h_.checkers().set("/dev/sdc", mpath::model::CheckerState::Up);
+        h_.advance(5s);
+    }
+    EXPECT_TRUE(shaky()) << h_.logText();
+    EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "failed");
+    h_.advance(40s);
+    EXPECT_FALSE(shaky()) << h_.logText();
+    EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "active");
+}
+
 TEST_F(Bus, FlushRemovesTheMapAndAnOpenMapIsBusy) {
     h_.dm().with([](mpath::dm::DeviceMapper &dm) {
         static_cast<mpath::testing::FakeDeviceMapper &>(dm).setOpenCount(kMapB, 1);

@@ -454,6 +454,86 @@ TEST(Daemon, RecheckWwidReinstatesAPathThatCameBackWithItsLun) {
     EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
+namespace {
+
+/// Map A (sdb, sdc, multibus) with shaky path detection: more than one
+/// failure holds a path failed until it has been up 30 s.
+void startShaky(DaemonHarness &h) {
+    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
+             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n}\n");
+    h.addDisk("sdb", 16, 1, kWwidA);
+    h.addDisk("sdc", 32, 2, kWwidA);
+    h.start();
+    h.settle();
+}
+
+/// sdc down for one check, then up for one.
+void flap(DaemonHarness &h) {
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(5s);
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:32")) << h.logText();
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(5s);
+}
+
+} // namespace
+
+TEST(Daemon, AShakyPathIsHeldFailedUntilItHasStayedUpItsRecoveryTime) {
+    DaemonHarness h;
+    startShaky(h);
+    // The first failure is forgiven: reinstated as usual.
+    flap(h);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    // The second is one more than san_path_err_threshold: held failed.
+    h.clearCalls();
+    flap(h);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: up again, but failed 2 times (more than "
+                         "san_path_err_threshold 1): held failed until it has been up 30 s"))
+        << h.logText();
+    h.advance(25s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    // Down again while held: its 30 s start again from its next good check.
+    h.checkers().set("/dev/sdc", CheckerState::Down, "transport offline");
+    h.advance(5s);
+    h.checkers().set("/dev/sdc", CheckerState::Up);
+    h.advance(30s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    h.advance(10s);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: up for 30 s since it was held")) << h.logText();
+    EXPECT_FALSE(h.logged("path sdb: up again, but failed")) << "sdb never failed";
+}
+
+TEST(Daemon, AHeldShakyPathIsReinstatedAtOnceWhenItIsTheMapsLastUsablePath) {
+    DaemonHarness h;
+    startShaky(h);
+    flap(h);
+    flap(h);
+    ASSERT_TRUE(h.logged("path sdc: up again, but failed 2 times")) << h.logText();
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Down, "transport offline");
+    h.advance(20s); // sdb, steady, is checked every 20 s (max_polling_interval)
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:16")) << h.logText();
+    h.advance(5s);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32"))
+        << "a shaky path rather than none: " << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: held as shaky, but the map has no other usable path"))
+        << h.logText();
+}
+
+TEST(Daemon, WithoutShakyPathDetectionAFlappingPathIsReinstatedEachTime) {
+    DaemonHarness h;
+    RecheckRig rig;
+    rig.start(h, false);
+    for (int i = 0; i < 3; ++i) {
+        h.clearCalls();
+        flap(h);
+        EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    }
+}
+
 TEST(Daemon, WithoutRecheckWwidAReturningPathIsReinstatedUnasked) {
     DaemonHarness h;
     RecheckRig rig;
@@ -1104,6 +1184,28 @@ TEST(Daemon, PathFailedEventsFromDeviceMapperAreCheckedAtOnce) {
     EXPECT_GT(h.checkers().checks("/dev/sdc"), before) << "checked without waiting its turn";
     // The checker says up: the path goes back into service.
     EXPECT_TRUE(h.called("message 36001405aaaa reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, APathDeviceMapperKeepsFailingOnIoErrorsIsHeldAsShaky) {
+    // The check answers, the I/O does not: each I/O error is a failure.
+    DaemonHarness h;
+    startShaky(h);
+    h.advance(1s);
+    auto ioError = [&] {
+        onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kWwidA, 0, "fail_path 8:32")); });
+        h.injectMap("change", kWwidA, "PATH_FAILED", "8:32");
+        h.advance(500ms); // checked at once: up
+    };
+    ioError();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    h.clearCalls();
+    h.advance(10s);
+    ioError();
+    h.advance(20s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: up again, but failed 2 times")) << h.logText();
+    h.advance(20s);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
 TEST(Daemon, APathEventOfAReplacedTableDoesNotLeaveADownPathActive) {

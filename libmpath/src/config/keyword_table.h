@@ -249,7 +249,17 @@ inline const auto &settingKeywords() {
             .refused(kMarginalWhy, OffOrNumber::disabled()),
         setting("marginal_path_double_failed_time", InAll, &S::marginalPathDoubleFailedTime,
                 &E::marginalPathDoubleFailedTime, OffOrNumber::disabled())
-            .refused(kMarginalWhy, OffOrNumber::disabled()));
+            .refused(kMarginalWhy, OffOrNumber::disabled()),
+        setting("san_path_err_threshold", InAll, &S::sanPathErrThreshold,
+                &E::sanPathErrThreshold, OffOrNumber::disabled()),
+        setting("san_path_err_forget_rate", InAll, &S::sanPathErrForgetRate,
+                &E::sanPathErrForgetRate, OffOrNumber::disabled()),
+        setting("san_path_err_recovery_time", InAll, &S::sanPathErrRecoveryTime,
+                &E::sanPathErrRecoveryTime, OffOrNumber::disabled()),
+        setting("delay_watch_checks", InAll, &S::delayWatchChecks, &E::delayWatchChecks,
+                OffOrNumber::disabled()),
+        setting("delay_wait_checks", InAll, &S::delayWaitChecks, &E::delayWaitChecks,
+                OffOrNumber::disabled()));
     return table;
 }
 
@@ -327,11 +337,6 @@ inline constexpr auto kOtherKeywords = std::to_array<OtherKeyword>({
     {"retrigger_delay", 0, Disposition::Unsupported},
     {"missing_uev_wait_timeout", 0, Disposition::Unsupported},
     {"strict_timing", 0, Disposition::Unsupported},
-    {"delay_watch_checks", 0, Disposition::Unsupported},
-    {"delay_wait_checks", 0, Disposition::Unsupported},
-    {"san_path_err_threshold", 0, Disposition::Unsupported},
-    {"san_path_err_forget_rate", 0, Disposition::Unsupported},
-    {"san_path_err_recovery_time", 0, Disposition::Unsupported},
     {"remove_retries", 0, Disposition::Unsupported},
     {"detect_pgpolicy", 0, Disposition::Unsupported},
     {"detect_pgpolicy_use_tpg", 0, Disposition::Unsupported},

@@ -133,6 +133,7 @@ Plan plan(const Config &config, const PlanInput &input) {
             pm.maxSectorsKb = eff.maxSectorsKb.value.value;
         if (!eff.ghostDelay.value.off)
             pm.ghostDelay = eff.ghostDelay.value.value;
+        pm.sanPathErr = sanPathErrSettings(eff, globals.maxPollingInterval.value);
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

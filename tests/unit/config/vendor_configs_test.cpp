@@ -299,8 +299,6 @@ const VendorFile kVendorFiles[] = {
       {"", 48, "keyword 'mode' is not supported; ignored"},
       {"", 49, "keyword 'uid' is not supported; ignored"},
       {"", 54, "keyword 'force_sync' is not supported; ignored"},
-      {"", 55, "keyword 'delay_watch_checks' is not supported; ignored"},
-      {"", 56, "keyword 'delay_wait_checks' is not supported; ignored"},
       {"", 43, kNoWeight("round-robin 0")}},
      {}},
 };

@@ -61,6 +61,11 @@ struct EffectiveSettings {
     Resolved<OffOrNumber> marginalPathErrRateThreshold;
     Resolved<OffOrNumber> marginalPathErrRecheckGapTime;
     Resolved<OffOrNumber> marginalPathDoubleFailedTime;
+    Resolved<OffOrNumber> sanPathErrThreshold;
+    Resolved<OffOrNumber> sanPathErrForgetRate;
+    Resolved<OffOrNumber> sanPathErrRecoveryTime;
+    Resolved<OffOrNumber> delayWatchChecks;
+    Resolved<OffOrNumber> delayWaitChecks;
 
     /// Every setting in force as keyword/value/origin: alias first, then
     /// the keywords in the order of the keyword table, less the refused

@@ -56,6 +56,11 @@ struct Settings {
     std::optional<OffOrNumber>
         marginalPathErrRecheckGapTime;                       ///< marginal_path_err_recheck_gap_time
     std::optional<OffOrNumber> marginalPathDoubleFailedTime; ///< marginal_path_double_failed_time
+    std::optional<OffOrNumber> sanPathErrThreshold;          ///< san_path_err_threshold
+    std::optional<OffOrNumber> sanPathErrForgetRate;         ///< san_path_err_forget_rate
+    std::optional<OffOrNumber> sanPathErrRecoveryTime;       ///< san_path_err_recovery_time
+    std::optional<OffOrNumber> delayWatchChecks;             ///< delay_watch_checks
+    std::optional<OffOrNumber> delayWaitChecks;              ///< delay_wait_checks
 
     /// Where each keyword set above was read; empty for settings built in
     /// code (the built-in device table, tests).

@@ -6,6 +6,7 @@
 #include "mpath/model/map.h"
 #include "mpath/policy/blacklist.h"
 #include "mpath/policy/names.h"
+#include "mpath/policy/san_path_err.h"
 #include "mpath/policy/transport_timeouts.h"
 #include "mpath/state/bindings.h"
 
@@ -70,11 +71,12 @@ struct PlannedMap {
     std::string pathChecker; ///< the checker its paths get
     std::string prio;        ///< the prioritizer that ranked its paths
     config::GroupingPolicy grouping{config::GroupingPolicy::Failover};
-    bool skipKpartx{false};     ///< skip_kpartx: no partition mappings on it
-    unsigned maxSectorsKb{0};   ///< max_sectors_kb for each path before a load; 0: none
-    unsigned ghostDelay{0};     ///< ghost_delay in seconds; 0: off
-    TransportTimeouts timeouts; ///< what its paths' transports are given
-    NameChoice name;            ///< how map.alias was chosen, and a binding it needs
+    bool skipKpartx{false};        ///< skip_kpartx: no partition mappings on it
+    unsigned maxSectorsKb{0};      ///< max_sectors_kb for each path before a load; 0: none
+    unsigned ghostDelay{0};        ///< ghost_delay in seconds; 0: off
+    SanPathErrSettings sanPathErr; ///< shaky path detection of its paths
+    TransportTimeouts timeouts;    ///< what its paths' transports are given
+    NameChoice name;               ///< how map.alias was chosen, and a binding it needs
     /// What went wrong while planning it without keeping it from being
     /// planned, one line each: "sdb: prioritizer emc: not implemented, the
     /// path ranks -1".
