@@ -183,8 +183,9 @@ void TopologyPrinter::paths(const Objects &objects, std::ostream &out) const {
 }
 
 void TopologyPrinter::path(const PathInfo &p, std::ostream &out) const {
-    auto row = [&](const char *key, const std::string &value) {
-        out << std::left << std::setw(15) << key << value << "\n";
+    auto row = [&](const std::string &key, const std::string &value) {
+        // A key as long as the column ("target_port_group") still gets a space.
+        out << std::left << std::setw(14) << key << " " << value << "\n";
     };
     row("name", p.name);
     row("device", p.device);
@@ -206,8 +207,9 @@ void TopologyPrinter::path(const PathInfo &p, std::ostream &out) const {
 }
 
 void TopologyPrinter::manager(const ManagerInfo &m, std::ostream &out) const {
-    auto row = [&](const char *key, const std::string &value) {
-        out << std::left << std::setw(15) << key << value << "\n";
+    auto row = [&](const std::string &key, const std::string &value) {
+        // A key as long as the column ("target_port_group") still gets a space.
+        out << std::left << std::setw(14) << key << " " << value << "\n";
     };
     row("version", m.version);
     row("target", m.target);
