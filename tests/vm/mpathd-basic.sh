@@ -6,8 +6,9 @@
 # without an I/O error; a daemon killed with -9 under I/O comes back and
 # adopts the maps without reloading them; SIGHUP with a changed selector
 # for one map reloads that map only; rr_weight priorities weighs the
-# virtio paths' reads by their priorities, uniform spreads them; SIGTERM
-# leaves the maps.
+# virtio paths' reads by their priorities, uniform spreads them; a path
+# that keeps going offline is held failed as shaky (san_path_err_*) until
+# it has been up its recovery time; SIGTERM leaves the maps.
 # lab-timeout: 420
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -154,6 +155,41 @@ read -r ua ub < <(spread) || die "fio on $vmap failed: $(tail -n 5 "$RESULTS/fio
 result uniform_reads "sda=$ua sdb=$ub"
 [ "$ua" -ge $(((ua + ub) / 4)) ] && [ "$ub" -ge $(((ua + ub) / 4)) ] ||
 	die "uniform weights, yet reads sda=$ua sdb=$ub"
+
+# Shaky paths (san_path_err_*), under fio --verify: the scsi_debug path
+# that goes offline a first time is reinstated as usual; the second time it
+# is more failures than the threshold, so it stays failed (mpathctl shows
+# it shaky) until its checks found it up for the recovery time, 10 s.
+sed -i 's/path_selector "queue-length 0"/&\n\t\tsan_path_err_threshold 1\n\t\tsan_path_err_forget_rate 30\n\t\tsan_path_err_recovery_time 10/' /etc/mpathd/mpathd.conf
+grep -q san_path_err_recovery_time /etc/mpathd/mpathd.conf || die "the shaky path settings are not in mpathd.conf"
+mpathctl reconfigure > "$RESULTS/reconfigure-shaky.txt" 2>&1 || die "reconfigure failed: $(cat "$RESULTS/reconfigure-shaky.txt")"
+fio_verify shaky "/dev/mapper/$map" 120 > "$RESULTS/fio-shaky.log" 2>&1 &
+fio=$!
+sleep 2
+flap() { # offline until failed, then running
+	echo offline > "/sys/block/$a/device/state"
+	wait_until 20 path_is "$map" "$da" F || die "$a was not failed: $(dmsetup status "$map")"
+	sleep 1
+	echo running > "/sys/block/$a/device/state"
+}
+flap
+wait_until 20 path_is "$map" "$da" A || die "$a was not reinstated after its first failure: $(dmsetup status "$map")"
+sleep 2
+flap
+t0=$(now_ms)
+wait_until 20 grep -q "path $a: up again, but failed 2 times" "$RESULTS/mpathd-restart.log" ||
+	die "$a was not held as shaky: $(grep "path $a:" "$RESULTS/mpathd-restart.log" | tail -n 5)"
+mpathctl show path "$a" > "$RESULTS/show-path-shaky.txt" 2>&1
+grep -q '^shaky  *shaky' "$RESULTS/show-path-shaky.txt" || die "mpathctl does not show $a shaky: $(cat "$RESULTS/show-path-shaky.txt")"
+path_is "$map" "$da" F || die "$a held as shaky, yet not failed: $(dmsetup status "$map")"
+wait_until 30 path_is "$map" "$da" A || die "$a not reinstated 30 s after it was held: $(dmsetup status "$map")"
+held=$(($(now_ms) - t0))
+result shaky_held_ms "$held"
+[ "$held" -ge 8000 ] || die "$a was held $held ms only, not its 10 s recovery time"
+mpathctl show path "$a" | grep -q '^shaky  *no' || die "$a still shown shaky once reinstated"
+fio_stop "$fio" "$RESULTS/fio-shaky.log" || die "fio failed across the shaky path: $(grep -m 2 -iE 'error|verify' "$RESULTS/fio-shaky.log")"
+fio=
+result fio_shaky errors=0
 
 mpathd_stop TERM
 [ "$(dmsetup ls --target lmpath | wc -l)" -eq 3 ] || die "maps went with the daemon"
