@@ -376,6 +376,8 @@ void BusActions::pathFail(const CallPtr &call, const Target &target, bool fail) 
     PathRecord &p = daemon_.mutableState().paths.at(kname);
     const bool wasFailed = p.adminFailed;
     p.adminFailed = fail;
+    if (!fail)
+        p.sanPathErr = {}; // reinstated on request: no longer held as shaky
     p.path.dmState = fail ? mpath::model::DmPathState::Failed : mpath::model::DmPathState::Active;
     logNotice(aboutPath(kname),
               fail ? "failed on request: checks leave it failed" : "reinstated on request");

@@ -1082,7 +1082,8 @@ void Reconciler::takePathStates(const std::string &wwid, const Map &live) {
 
 void Reconciler::syncPathStates(const std::string &wwid, const std::string &name, const Map &live) {
     // As the kernel has them; then failed again: the paths the checker
-    // found down or an administrator failed. A table loaded after a path
+    // found down, an administrator failed, or held as shaky
+    // (san_path_err_*). A table loaded after a path
     // failed starts it active, and a path event of the table it replaced
     // can arrive after the new one was read: without this, such a path
     // would stay active in the kernel while the daemon holds it failed.
@@ -1093,7 +1094,7 @@ void Reconciler::syncPathStates(const std::string &wwid, const std::string &name
             state.forEachPathWithDevt(wwid, lp.devt, [&](const std::string &, PathRecord &p) {
                 if (p.mapWwid != wwid || p.path.dmState == mpath::model::DmPathState::Failed)
                     return;
-                if (down(p.path.checkerState) || p.adminFailed) {
+                if (down(p.path.checkerState) || p.adminFailed || p.sanPathErr.held) {
                     p.path.dmState = mpath::model::DmPathState::Failed;
                     daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
                 }

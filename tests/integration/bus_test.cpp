@@ -355,6 +355,19 @@ TEST_F(Bus, APathHeldAsShakySaysSoUntilItIsReinstated) {
     h_.advance(40s);
     EXPECT_FALSE(shaky()) << h_.logText();
     EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "active");
+
+    // Held again, then reinstated by an administrator: that stands.
+    for (int i = 0; i < 2; ++i) {
+        h_.checkers().set("/dev/sdc", mpath::model::CheckerState::Down, "transport offline");
+        h_.advance(i == 0 ? 20s : 5s); // up and steady: checked every 20 s at first
+        h_.checkers().set("/dev/sdc", mpath::model::CheckerState::Up);
+        h_.advance(5s);
+    }
+    ASSERT_TRUE(shaky()) << h_.logText();
+    ASSERT_EQ(call(sdc, "org.mpathd.Multipath1.Path", "Reinstate", "a{sv}", 0).error, "");
+    h_.advance(5s);
+    EXPECT_FALSE(shaky()) << h_.logText();
+    EXPECT_EQ(property(sdc, "org.mpathd.Multipath1.Path", "DmState"), "active");
 }
 
 TEST_F(Bus, FlushRemovesTheMapAndAnOpenMapIsBusy) {

@@ -1208,6 +1208,31 @@ TEST(Daemon, APathDeviceMapperKeepsFailingOnIoErrorsIsHeldAsShaky) {
     EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
+TEST(Daemon, AReloadLeavesAPathHeldAsShakyFailed) {
+    // A table load starts every path active: a held path is failed again.
+    DaemonHarness h;
+    startShaky(h);
+    flap(h);
+    flap(h);
+    ASSERT_TRUE(h.logged("path sdc: up again, but failed 2 times")) << h.logText();
+    h.clearCalls();
+    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
+             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n"
+             "  path_selector \"queue-length 0\"\n}\n");
+    ASSERT_TRUE(h.reconfigure());
+    h.advance(1s);
+    ASSERT_EQ(h.count("reload "), 1u) << h.logText();
+    bool failed = false;
+    onFake(h, [&](auto &dm) {
+        auto st = dm.status(kWwidA);
+        ASSERT_TRUE(st);
+        failed = st->front().params.find("8:32 F") != std::string::npos;
+    });
+    EXPECT_TRUE(failed) << "the new table has the held path failed: " << h.logText();
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+}
+
 TEST(Daemon, APathEventOfAReplacedTableDoesNotLeaveADownPathActive) {
     // Seen with NVMe over TCP: a reload landed while the old table failed
     // a path whose controller had just lost its link; that table's
