@@ -376,8 +376,14 @@ void BusActions::pathFail(const CallPtr &call, const Target &target, bool fail) 
     PathRecord &p = daemon_.mutableState().paths.at(kname);
     const bool wasFailed = p.adminFailed;
     p.adminFailed = fail;
-    if (!fail)
-        p.sanPathErr = {}; // reinstated on request: no longer held as shaky
+    if (!fail && p.sanPathErr.held) {
+        // Reinstated on request: no longer held as shaky, nor grouped apart.
+        p.sanPathErr = {};
+        if (p.path.marginal) {
+            p.path.marginal = false;
+            daemon_.reconciler().schedule(p.mapWwid);
+        }
+    }
     p.path.dmState = fail ? mpath::model::DmPathState::Failed : mpath::model::DmPathState::Active;
     logNotice(aboutPath(kname),
               fail ? "failed on request: checks leave it failed" : "reinstated on request");

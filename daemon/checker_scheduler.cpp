@@ -284,10 +284,24 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
         map != daemon_.state().maps.end() && map->second.planned
             ? map->second.planned->sanPathErr
             : mpath::policy::SanPathErrSettings{};
+    // marginal_pathgroups on: a shaky path is not held failed but grouped
+    // apart, after the other paths, where it takes I/O only when they
+    // cannot.
+    const bool grouped =
+        daemon_.globals().marginalPathgroups.value == mpath::config::MarginalPathgroups::On;
+    auto setMarginal = [&](bool marginal) {
+        if (rec.path.marginal == marginal)
+            return;
+        rec.path.marginal = marginal;
+        daemon_.reconciler().schedule(rec.mapWwid); // regrouped
+    };
     if (!s.enabled()) {
         rec.sanPathErr = {}; // a reconfigure turned it off
+        setMarginal(false);
         return false;
     }
+    if (!grouped)
+        setMarginal(false);
     // Another path of the map that can take I/O: device-mapper has it
     // active and its last check did not find it down.
     bool othersUsable = false;
@@ -305,15 +319,21 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
         logWarning(aboutPath(kernelName, mapName),
                    "up again, but failed " + std::to_string(rec.sanPathErr.failures) +
                        " times (more than san_path_err_threshold " + std::to_string(s.threshold) +
-                       "): held failed until it has been up " + std::to_string(s.recoveryTime) +
+                       "): " +
+                       (grouped ? "grouped apart, after the other paths (marginal_pathgroups), "
+                                : "held failed ") +
+                       "until it has been up " + std::to_string(s.recoveryTime) +
                        " s (san_path_err_recovery_time)");
-        return true;
+        setMarginal(grouped);
+        return !grouped;
     case Verdict::Hold:
         if (wasDown)
             logInfo(aboutPath(kernelName, mapName),
                     "failed again while held: up " + std::to_string(s.recoveryTime) +
-                        " s from now before it is reinstated (san_path_err_recovery_time)");
-        return true;
+                        " s from now before it is " + (grouped ? "regrouped" : "reinstated") +
+                        " (san_path_err_recovery_time)");
+        setMarginal(grouped);
+        return !grouped;
     case Verdict::Reinstate:
         if (wasHeld)
             logNotice(aboutPath(kernelName, mapName),
@@ -322,6 +342,7 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
                                    : "held as shaky, but the map has no other usable path "
                                      "(after " +
                                          std::to_string(failures) + " failures)");
+        setMarginal(false);
         return false;
     }
     return false;

@@ -1094,7 +1094,8 @@ void Reconciler::syncPathStates(const std::string &wwid, const std::string &name
             state.forEachPathWithDevt(wwid, lp.devt, [&](const std::string &, PathRecord &p) {
                 if (p.mapWwid != wwid || p.path.dmState == mpath::model::DmPathState::Failed)
                     return;
-                if (down(p.path.checkerState) || p.adminFailed || p.sanPathErr.held) {
+                if (down(p.path.checkerState) || p.adminFailed ||
+                    (p.sanPathErr.held && !p.path.marginal)) {
                     p.path.dmState = mpath::model::DmPathState::Failed;
                     daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
                 }

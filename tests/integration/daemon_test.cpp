@@ -1233,6 +1233,39 @@ TEST(Daemon, AReloadLeavesAPathHeldAsShakyFailed) {
     EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
 }
 
+TEST(Daemon, WithMarginalPathgroupsAShakyPathIsGroupedLastInsteadOfHeldFailed) {
+    DaemonHarness h;
+    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
+             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n"
+             "  marginal_pathgroups on\n}\n");
+    h.addDisk("sdb", 16, 1, kWwidA);
+    h.addDisk("sdc", 32, 2, kWwidA);
+    h.start();
+    h.settle();
+    auto groups = [&] {
+        // "round-robin 0 2 1 8:16 1 8:32 1" -> one group; two -> "2 1".
+        const std::string t = h.table(kWwidA);
+        return t.find(" 0 2 1 ") != std::string::npos ? 2 : 1;
+    };
+    ASSERT_EQ(groups(), 1) << h.table(kWwidA);
+    flap(h);
+    h.clearCalls();
+    flap(h);
+    EXPECT_TRUE(h.logged("path sdc: up again, but failed 2 times (more than "
+                         "san_path_err_threshold 1): grouped apart, after the other paths"))
+        << h.logText();
+    h.settle();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_EQ(h.count("reload "), 1u) << h.logText();
+    EXPECT_EQ(groups(), 2) << h.table(kWwidA);
+    EXPECT_LT(h.table(kWwidA).find("8:16"), h.table(kWwidA).find("8:32"))
+        << "the shaky path's group comes last: " << h.table(kWwidA);
+    // Up for its recovery time: back with the others.
+    h.advance(40s);
+    EXPECT_EQ(groups(), 1) << h.table(kWwidA) << h.logText();
+}
+
 TEST(Daemon, APathEventOfAReplacedTableDoesNotLeaveADownPathActive) {
     // Seen with NVMe over TCP: a reload landed while the old table failed
     // a path whose controller had just lost its link; that table's

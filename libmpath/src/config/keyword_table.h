@@ -286,8 +286,7 @@ inline const auto &globalKeywords() {
             .validate(absolutePath),
         global("queue_without_daemon", &G::queueWithoutDaemon, &E::queueWithoutDaemon, false),
         global("marginal_pathgroups", &G::marginalPathgroups, &E::marginalPathgroups,
-               MarginalPathgroups::Off)
-            .refused(kMarginalWhy, MarginalPathgroups::Off),
+               MarginalPathgroups::Off),
         global("max_fds", &G::maxFds, &E::maxFds, MaxFds::systemLimit()).range(1),
         global("dm_target", &G::dmTarget, &E::dmTarget, DmTarget::Lmpath).ours());
     return table;

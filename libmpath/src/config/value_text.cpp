@@ -147,6 +147,9 @@ std::string parseValue(std::string_view kw, const std::string &text, const Rule 
 
 std::string parseValue(std::string_view kw, const std::string &text, const Rule &,
                        MarginalPathgroups &out) {
+    if (text == "fpin")
+        return "marginal_pathgroups fpin is not supported: mpathd does not receive the FC "
+               "fabric's performance impact notifications (FPIN); accepted: off, on";
     return parseName(kw, text, kMarginalPathgroupsNames, out);
 }
 

@@ -65,6 +65,21 @@ void orderGroups(std::vector<PathGroup> &groups) {
 }
 
 std::vector<PathGroup> groupPaths(std::vector<Path> paths, GroupingPolicy policy) {
+    // Marginal paths (marginal_pathgroups) are grouped apart, by the same
+    // policy, and their groups come after all the others, as multipath-tools
+    // orders them.
+    const auto marginalPaths =
+        std::count_if(paths.begin(), paths.end(), [](const Path &p) { return p.marginal; });
+    if (marginalPaths > 0 && static_cast<size_t>(marginalPaths) < paths.size()) {
+        std::vector<Path> normal;
+        std::vector<Path> marginal;
+        for (Path &p : paths)
+            (p.marginal ? marginal : normal).push_back(std::move(p));
+        std::vector<PathGroup> groups = groupPaths(std::move(normal), policy);
+        for (PathGroup &g : groupPaths(std::move(marginal), policy))
+            groups.push_back(std::move(g));
+        return groups;
+    }
     std::vector<PathGroup> groups;
     switch (policy) {
     case GroupingPolicy::Failover:

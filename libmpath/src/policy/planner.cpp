@@ -134,6 +134,12 @@ Plan plan(const Config &config, const PlanInput &input) {
         if (!eff.ghostDelay.value.off)
             pm.ghostDelay = eff.ghostDelay.value.value;
         pm.sanPathErr = sanPathErrSettings(eff, globals.maxPollingInterval.value);
+        if (const SanPathErrSettings &e = pm.sanPathErr;
+            !e.enabled() && (e.threshold > 0 || e.forgetRate > 0 || e.recoveryTime > 0))
+            pm.notes.push_back("shaky paths are not held: san_path_err_threshold, "
+                               "san_path_err_forget_rate and san_path_err_recovery_time (or "
+                               "delay_watch_checks and delay_wait_checks) take effect only "
+                               "together");
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

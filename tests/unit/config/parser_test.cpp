@@ -706,13 +706,14 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
         parse("defaults {\n rr_weight uniform\n retain_attached_hw_handler yes\n"
               " deferred_remove yes\n flush_on_last_del no\n all_tg_pt no\n"
               " max_sectors_kb off\n ghost_delay no\n marginal_path_err_sample_time no\n"
-              " marginal_pathgroups off\n}\n");
+              " marginal_pathgroups off\n marginal_pathgroups on\n}\n");
     EXPECT_TRUE(quiet.diagnostics.empty()) << allDiagnostics(quiet);
+    EXPECT_EQ(quiet.config.globals.marginalPathgroups, MarginalPathgroups::On);
     EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
     // Anything else is refused on its line, naming the keyword and why...
     ConfigResult r = parse("defaults {\n marginal_path_err_sample_time 150\n"
                            " marginal_path_double_failed_time 10\n"
-                           " marginal_pathgroups on\n}\n"
+                           " marginal_pathgroups fpin\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
@@ -720,8 +721,9 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
               "refused: mpathd does not single out marginal paths; ignored\n"
               "warning: /etc/multipath.conf:3: keyword 'marginal_path_double_failed_time' is "
               "refused: mpathd does not single out marginal paths; ignored\n"
-              "warning: /etc/multipath.conf:4: keyword 'marginal_pathgroups' is refused: mpathd "
-              "does not single out marginal paths; ignored\n"
+              "warning: /etc/multipath.conf:4: marginal_pathgroups fpin is not supported: mpathd "
+              "does not receive the FC fabric's performance impact notifications (FPIN); "
+              "accepted: off, on\n"
               "warning: /etc/multipath.conf:10: keyword 'retain_attached_hw_handler' is "
               "refused: the kernel always keeps a hardware handler already attached; ignored\n"
               "warning: /etc/multipath.conf:11: keyword 'all_tg_pt' is refused: mpathd "

@@ -122,3 +122,21 @@ TEST(Grouping, BuildMapRejectsPathsOfAnotherSize) {
     ASSERT_EQ(rejected.size(), 1u);
     EXPECT_EQ(rejected[0].kernelName, "sdc");
 }
+
+TEST(Grouping, MarginalPathsAreGroupedApartAfterAllOthersWhateverTheirPriority) {
+    Path shaky = path("sdb", 50);
+    shaky.marginal = true;
+    Path shaky2 = path("sdd", 10);
+    shaky2.marginal = true;
+    // Multibus: the others in one group, the marginal ones in another.
+    EXPECT_EQ(names(groupPaths({path("sda", 10), shaky, path("sdc", 10), shaky2},
+                               GroupingPolicy::Multibus)),
+              (Names{{"sda", "sdc"}, {"sdb", "sdd"}}));
+    // Failover: still each path alone, the marginal ones last, best first.
+    EXPECT_EQ(names(groupPaths({path("sda", 10), shaky, path("sdc", 1), shaky2},
+                               GroupingPolicy::Failover)),
+              (Names{{"sda"}, {"sdc"}, {"sdb"}, {"sdd"}}));
+    // Only marginal paths: grouped as usual.
+    EXPECT_EQ(names(groupPaths({shaky, shaky2}, GroupingPolicy::Multibus)),
+              (Names{{"sdb", "sdd"}}));
+}

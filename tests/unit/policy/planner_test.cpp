@@ -240,6 +240,22 @@ TEST_F(PlannerTest, RepeatCountsTheKernelWouldNotKeepAreCappedWithANote) {
                   "above 1"}));
 }
 
+TEST_F(PlannerTest, ShakyPathSettingsThatTakeNoEffectAloneAreSaid) {
+    addDisk("sdb", 16, 1, "36001405aaaa", "active/optimized");
+    addDisk("sdc", 32, 2, "36001405aaaa", "active/optimized");
+    const std::string base = "defaults {\n find_multipaths on\n dm_target multipath\n";
+    Plan partial = plan((base + " delay_watch_checks 12\n}\n").c_str());
+    ASSERT_EQ(partial.maps.size(), 1u);
+    EXPECT_FALSE(partial.maps[0].sanPathErr.enabled());
+    ASSERT_EQ(partial.maps[0].notes.size(), 1u);
+    EXPECT_EQ(partial.maps[0].notes[0].rfind("shaky paths are not held:", 0), 0u)
+        << partial.maps[0].notes[0];
+    Plan all = plan((base + " delay_watch_checks 12\n delay_wait_checks 2\n}\n").c_str());
+    ASSERT_EQ(all.maps.size(), 1u);
+    EXPECT_TRUE(all.maps[0].sanPathErr.enabled());
+    EXPECT_TRUE(all.maps[0].notes.empty()) << all.maps[0].notes.front();
+}
+
 TEST_F(PlannerTest, DetectPrioAndCheckerChooseSysfsAndTurForAnAluaDevice) {
     addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "active/optimized", "alua");
     addAluaDisk("sdc", 32, 2, "36001405aaaa", 1, "standby", "alua");

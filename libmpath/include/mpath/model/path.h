@@ -126,6 +126,9 @@ struct Path {
     /// "alua", "rdac", "emc", "hp_sw"); "" when none or not SCSI. A
     /// multipath map over the path keeps it whatever its table says.
     std::string attachedHandler;
+    /// Held as shaky (san_path_err_*) with marginal_pathgroups on: grouped
+    /// apart from the other paths, after them.
+    bool marginal{false};
     /// The ALUA state the kernel's device handler shows in sysfs
     /// access_state ("active/optimized", "standby", ...); "" when none.
     std::string accessState;
