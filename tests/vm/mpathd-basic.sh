@@ -8,7 +8,8 @@
 # for one map reloads that map only; rr_weight priorities weighs the
 # virtio paths' reads by their priorities, uniform spreads them; a path
 # that keeps going offline is held failed as shaky (san_path_err_*) until
-# it has been up its recovery time; SIGTERM leaves the maps.
+# it has been up its recovery time, or with marginal_pathgroups grouped
+# apart, last, for that time; SIGTERM leaves the maps.
 # lab-timeout: 420
 # check-kernels: 6.1
 . /lab/lib.sh
@@ -163,7 +164,7 @@ result uniform_reads "sda=$ua sdb=$ub"
 sed -i 's/path_selector "queue-length 0"/&\n\t\tsan_path_err_threshold 1\n\t\tsan_path_err_forget_rate 30\n\t\tsan_path_err_recovery_time 10/' /etc/mpathd/mpathd.conf
 grep -q san_path_err_recovery_time /etc/mpathd/mpathd.conf || die "the shaky path settings are not in mpathd.conf"
 mpathctl reconfigure > "$RESULTS/reconfigure-shaky.txt" 2>&1 || die "reconfigure failed: $(cat "$RESULTS/reconfigure-shaky.txt")"
-fio_verify shaky "/dev/mapper/$map" 120 > "$RESULTS/fio-shaky.log" 2>&1 &
+fio_verify shaky "/dev/mapper/$map" 240 > "$RESULTS/fio-shaky.log" 2>&1 &
 fio=$!
 sleep 2
 flap() { # offline until failed, then running
@@ -187,6 +188,28 @@ held=$(($(now_ms) - t0))
 result shaky_held_ms "$held"
 [ "$held" -ge 8000 ] || die "$a was held $held ms only, not its 10 s recovery time"
 mpathctl show path "$a" | grep -q '^shaky  *no' || die "$a still shown shaky once reinstated"
+# marginal_pathgroups on: the same path, shaky again, is not held failed
+# but reinstated into a group of its own after the other path's, and
+# rejoins it once up for its recovery time.
+sed -i 's/^\tno_path_retry queue$/&\n\tmarginal_pathgroups on/' /etc/mpathd/mpathd.conf
+grep -q 'marginal_pathgroups on' /etc/mpathd/mpathd.conf || die "marginal_pathgroups is not in mpathd.conf"
+mpathctl reconfigure > "$RESULTS/reconfigure-marginal.txt" 2>&1 || die "reconfigure failed: $(cat "$RESULTS/reconfigure-marginal.txt")"
+ngroups() { dmsetup table "$map" | awk '{ i = 4; i += $i + 1; i += $i + 1; print $i }'; }
+[ "$(ngroups)" -eq 1 ] || die "$map has $(ngroups) groups before: $(dmsetup table "$map")"
+sleep 2
+flap
+wait_until 20 path_is "$map" "$da" A || die "$a was not reinstated after a first failure: $(dmsetup status "$map")"
+sleep 2
+flap
+t0=$(now_ms)
+wait_until 20 sh -c "[ \"\$(dmsetup table '$map' | awk '{ i = 4; i += \$i + 1; i += \$i + 1; print \$i }')\" -eq 2 ]" ||
+	die "$a was not grouped apart: $(dmsetup table "$map"); $(grep "path $a:" "$RESULTS/mpathd-restart.log" | tail -n 3)"
+result marginal_table "\"$(dmsetup table "$map")\""
+dmsetup table "$map" | grep -qE " $da( [0-9]+)* *\$" || die "$a's group is not the last: $(dmsetup table "$map")"
+wait_until 10 path_is "$map" "$da" A || die "$a grouped apart, but failed: $(dmsetup status "$map")"
+wait_until 30 sh -c "[ \"\$(dmsetup table '$map' | awk '{ i = 4; i += \$i + 1; i += \$i + 1; print \$i }')\" -eq 1 ]" ||
+	die "$a not back with the other path 30 s after it was grouped apart: $(dmsetup table "$map")"
+result marginal_regrouped_back_ms $(($(now_ms) - t0))
 fio_stop "$fio" "$RESULTS/fio-shaky.log" || die "fio failed across the shaky path: $(grep -m 2 -iE 'error|verify' "$RESULTS/fio-shaky.log")"
 fio=
 result fio_shaky errors=0
