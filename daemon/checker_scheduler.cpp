@@ -313,28 +313,9 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
     const bool wasHeld = rec.sanPathErr.held;
     const unsigned failures = rec.sanPathErr.failures;
     using Verdict = mpath::policy::SanPathErrVerdict;
-    switch (mpath::policy::sanPathErrCheck(rec.sanPathErr, s, wasDown, othersUsable,
-                                           daemon_.loop().now())) {
-    case Verdict::HoldNow:
-        logWarning(aboutPath(kernelName, mapName),
-                   "up again, but failed " + std::to_string(rec.sanPathErr.failures) +
-                       " times (more than san_path_err_threshold " + std::to_string(s.threshold) +
-                       "): " +
-                       (grouped ? "grouped apart, after the other paths (marginal_pathgroups), "
-                                : "held failed ") +
-                       "until it has been up " + std::to_string(s.recoveryTime) +
-                       " s (san_path_err_recovery_time)");
-        setMarginal(grouped);
-        return !grouped;
-    case Verdict::Hold:
-        if (wasDown)
-            logInfo(aboutPath(kernelName, mapName),
-                    "failed again while held: up " + std::to_string(s.recoveryTime) +
-                        " s from now before it is " + (grouped ? "regrouped" : "reinstated") +
-                        " (san_path_err_recovery_time)");
-        setMarginal(grouped);
-        return !grouped;
-    case Verdict::Reinstate:
+    const Verdict verdict = mpath::policy::sanPathErrCheck(rec.sanPathErr, s, wasDown, othersUsable,
+                                                           daemon_.loop().now());
+    if (verdict == Verdict::Reinstate) {
         if (wasHeld)
             logNotice(aboutPath(kernelName, mapName),
                       othersUsable ? "up for " + std::to_string(s.recoveryTime) +
@@ -345,7 +326,23 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
         setMarginal(false);
         return false;
     }
-    return false;
+    if (verdict == Verdict::HoldNow)
+        logWarning(aboutPath(kernelName, mapName),
+                   "up again, but failed " + std::to_string(rec.sanPathErr.failures) +
+                       " times (more than san_path_err_threshold " + std::to_string(s.threshold) +
+                       "): " +
+                       (grouped ? "grouped apart, after the other paths (marginal_pathgroups), "
+                                : "held failed ") +
+                       "until it has been up " + std::to_string(s.recoveryTime) +
+                       " s (san_path_err_recovery_time)");
+    else if (wasDown)
+        logInfo(aboutPath(kernelName, mapName),
+                "failed again while held: up " + std::to_string(s.recoveryTime) +
+                    " s from now before it is " + (grouped ? "regrouped" : "reinstated") +
+                    " (san_path_err_recovery_time)");
+    // Held: failed, or with marginal_pathgroups in a group of its own.
+    setMarginal(grouped);
+    return !grouped;
 }
 
 bool CheckerScheduler::recheckWwidApplies(const PathRecord &rec) const {

@@ -457,11 +457,17 @@ TEST(Daemon, RecheckWwidReinstatesAPathThatCameBackWithItsLun) {
 namespace {
 
 /// Map A (sdb, sdc, multibus) with shaky path detection: more than one
-/// failure holds a path failed until it has been up 30 s.
-void startShaky(DaemonHarness &h) {
-    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
-             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
-             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n}\n");
+/// failure holds a path failed until it has been up 30 s; \a more: other
+/// lines of its defaults section.
+std::string shakyConfig(const std::string &more = "") {
+    return "defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+           "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
+           "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n" +
+           more + "}\n";
+}
+
+void startShaky(DaemonHarness &h, const std::string &more = "") {
+    h.config(shakyConfig(more));
     h.addDisk("sdb", 16, 1, kWwidA);
     h.addDisk("sdc", 32, 2, kWwidA);
     h.start();
@@ -1216,10 +1222,7 @@ TEST(Daemon, AReloadLeavesAPathHeldAsShakyFailed) {
     flap(h);
     ASSERT_TRUE(h.logged("path sdc: up again, but failed 2 times")) << h.logText();
     h.clearCalls();
-    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
-             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
-             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n"
-             "  path_selector \"queue-length 0\"\n}\n");
+    h.config(shakyConfig("  path_selector \"queue-length 0\"\n"));
     ASSERT_TRUE(h.reconfigure());
     h.advance(1s);
     ASSERT_EQ(h.count("reload "), 1u) << h.logText();
@@ -1235,14 +1238,7 @@ TEST(Daemon, AReloadLeavesAPathHeldAsShakyFailed) {
 
 TEST(Daemon, WithMarginalPathgroupsAShakyPathIsGroupedLastInsteadOfHeldFailed) {
     DaemonHarness h;
-    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
-             "  dm_target multipath\n  polling_interval 5\n  san_path_err_threshold 1\n"
-             "  san_path_err_forget_rate 10\n  san_path_err_recovery_time 30\n"
-             "  marginal_pathgroups on\n}\n");
-    h.addDisk("sdb", 16, 1, kWwidA);
-    h.addDisk("sdc", 32, 2, kWwidA);
-    h.start();
-    h.settle();
+    startShaky(h, "  marginal_pathgroups on\n");
     auto groups = [&] {
         // "round-robin 0 2 1 8:16 1 8:32 1" -> one group; two -> "2 1".
         const std::string t = h.table(kWwidA);

@@ -250,8 +250,8 @@ inline const auto &settingKeywords() {
         setting("marginal_path_double_failed_time", InAll, &S::marginalPathDoubleFailedTime,
                 &E::marginalPathDoubleFailedTime, OffOrNumber::disabled())
             .refused(kMarginalWhy, OffOrNumber::disabled()),
-        setting("san_path_err_threshold", InAll, &S::sanPathErrThreshold,
-                &E::sanPathErrThreshold, OffOrNumber::disabled()),
+        setting("san_path_err_threshold", InAll, &S::sanPathErrThreshold, &E::sanPathErrThreshold,
+                OffOrNumber::disabled()),
         setting("san_path_err_forget_rate", InAll, &S::sanPathErrForgetRate,
                 &E::sanPathErrForgetRate, OffOrNumber::disabled()),
         setting("san_path_err_recovery_time", InAll, &S::sanPathErrRecoveryTime,
