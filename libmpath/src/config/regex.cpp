@@ -88,11 +88,15 @@ double estimateCost(std::string_view p) {
                 digits = true;
             }
             hi = lo;
+            // glibc also takes "{,m}" as "{0,m}": the bound counts without
+            // a lower one.
             if (j < p.size() && p[j] == ',') {
                 ++j;
                 hi = 0;
-                while (j < p.size() && p[j] >= '0' && p[j] <= '9' && hi < 1000000)
+                while (j < p.size() && p[j] >= '0' && p[j] <= '9' && hi < 1000000) {
                     hi = hi * 10 + static_cast<unsigned long>(p[j++] - '0');
+                    digits = true;
+                }
                 hi = std::max(hi, lo);
             }
             if (digits && j < p.size() && p[j] == '}') {

@@ -47,6 +47,10 @@ TEST(ConfigRegex, RefusesStackedRepetitionsThatWouldExhaustMemory) {
     EXPECT_EQ(r.error().message, "too complex: nested or stacked repetitions");
     EXPECT_FALSE(Regex::compile("((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+"));
     EXPECT_FALSE(Regex::compile("((a{99}){99}){99}"));
+    // glibc reads "{,m}" as "{0,m}": without a lower bound it still copies.
+    auto unbounded = Regex::compile("((a{,30}){,30}){,30}");
+    ASSERT_FALSE(unbounded);
+    EXPECT_EQ(unbounded.error().message, "too complex: nested or stacked repetitions");
     EXPECT_FALSE(Regex::compile(std::string(5000, 'a')));
 }
 
@@ -60,4 +64,5 @@ TEST(ConfigRegex, AcceptsTheRepetitionsRealPatternsUse) {
     }
     EXPECT_TRUE(Regex::compile("^sd[a-z]{1,3}$")->matches("sdaa"));
     EXPECT_TRUE(Regex::compile("[]x]")->matches("]"));
+    EXPECT_TRUE(Regex::compile("^sd[a-z]{,2}$")->matches("sdab"));
 }
