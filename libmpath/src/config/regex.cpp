@@ -23,7 +23,8 @@ constexpr double kMaxCost = 10000;
 
 // Estimates the size of the compiled expression: every atom costs 1, a
 // repetition multiplies its operand (by 2 for * + ?, by the larger bound
-// plus one for {n,m}), a group costs the sum of its contents.
+// plus one for {n,m}) and adds the square of its optional part over 100,
+// a group costs the sum of its contents.
 double estimateCost(std::string_view p) {
     struct Frame {
         double sum = 0;
@@ -34,9 +35,13 @@ double estimateCost(std::string_view p) {
         stack.back().sum += cost;
         stack.back().last = cost;
     };
-    auto repeat = [&](double factor) {
+    // optional: how many of the copies may be skipped. glibc nests them,
+    // and its epsilon closures grow with the square of their size:
+    // "a{,3000}" alone takes 70 MB.
+    auto repeat = [&](double factor, double optional) {
         Frame &f = stack.back();
-        f.sum += f.last * (factor - 1);
+        const double nested = optional * f.last;
+        f.sum += f.last * (factor - 1) + nested * nested / 100;
         f.last *= factor;
     };
     size_t i = 0;
@@ -77,7 +82,7 @@ double estimateCost(std::string_view p) {
             }
             ++i;
         } else if (c == '*' || c == '+' || c == '?') {
-            repeat(2);
+            repeat(2, 1);
             ++i;
         } else if (c == '{') {
             size_t j = i + 1;
@@ -100,7 +105,7 @@ double estimateCost(std::string_view p) {
                 hi = std::max(hi, lo);
             }
             if (digits && j < p.size() && p[j] == '}') {
-                repeat(static_cast<double>(hi) + 1);
+                repeat(static_cast<double>(hi) + 1, static_cast<double>(hi - lo));
                 i = j + 1;
             } else {
                 atom(1);
