@@ -401,6 +401,8 @@ void Discovery::discoverNvme(const std::string &blockDir, const std::string &dev
         const std::string ctrl = deviceDir.substr(deviceDir.rfind('/') + 1);
         if (!transport.empty() && transport != "pcie" && startsWith(ctrl, "nvme"))
             p.ids.transportPort = ctrl;
+        p.keepAliveTimeout =
+            static_cast<unsigned>(sysfs_.readNumber(deviceDir + "/kato").valueOr(0));
     } else {
         p.deviceState = DeviceState::Running; // a native multipath head has no state
     }

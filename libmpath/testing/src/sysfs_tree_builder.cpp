@@ -209,6 +209,8 @@ Result<void> SysfsTreeBuilder::addNvmeNamespace(const NvmeNamespace &n) {
     w(ctrlDir + "/transport", n.transport);
     w(ctrlDir + "/state", n.state);
     w(ctrlDir + "/subsysnqn", n.subsysnqn);
+    if (n.kato != 0)
+        w(ctrlDir + "/kato", std::to_string(n.kato));
     w(nsDir + "/dev", std::to_string(n.major) + ":" + std::to_string(n.minor));
     w(nsDir + "/size", std::to_string(n.sizeSectors));
     w(nsDir + "/nsid", std::to_string(n.nsid));

@@ -276,6 +276,8 @@ TEST_F(DiscoveryTest, NvmeNamespaceCarriesItsNsidAnaGroupAndAnaState) {
     n.anaGroupId = 2;
     n.anaState = "non-optimized";
     n.wwid = "eui.0123456789abcdef";
+    n.transport = "tcp";
+    n.kato = 5;
     ASSERT_TRUE(succeeded(tree_->addNvmeNamespace(n)));
     SysfsTreeBuilder::NvmeNamespace plain;
     plain.name = "nvme1n1";
@@ -288,6 +290,7 @@ TEST_F(DiscoveryTest, NvmeNamespaceCarriesItsNsidAnaGroupAndAnaState) {
     EXPECT_EQ(found->path.nsid, 3u);
     EXPECT_EQ(found->path.anaGroupId, 2u);
     EXPECT_EQ(found->path.anaState, "non-optimized");
+    EXPECT_EQ(found->path.keepAliveTimeout, 5u);
     EXPECT_EQ(found->path.accessState, "") << "access_state is SCSI only";
     EXPECT_FALSE(found->path.preferred);
     auto without = discovery().discover("nvme1n1", udev());
@@ -295,6 +298,7 @@ TEST_F(DiscoveryTest, NvmeNamespaceCarriesItsNsidAnaGroupAndAnaState) {
     EXPECT_EQ(without->path.nsid, 1u);
     EXPECT_EQ(without->path.anaGroupId, 0u) << "no ana_grpid attribute: unknown";
     EXPECT_EQ(without->path.anaState, "") << "no ana_state attribute: no native NVMe multipath";
+    EXPECT_EQ(without->path.keepAliveTimeout, 0u) << "no kato attribute";
 }
 
 TEST_F(DiscoveryTest, MissingDeviceIsENOENT) {

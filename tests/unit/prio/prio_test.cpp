@@ -337,6 +337,32 @@ TEST_F(PrioritizerTest, AnaReadsTheLogPageWithoutTheAttribute) {
     EXPECT_EQ(*priority(*make("ana", "", c), p), 1);
 }
 
+TEST_F(PrioritizerTest, AnaWaitsForTheLogPageNoLongerThanTheKeepAliveTimeout) {
+    // On Linux 6.1, nvme-tcp's error recovery of a controller that stopped
+    // answering waits for an admin command in flight: a log page read with
+    // the 30 s command timeout held the path's I/O for 30 s after its port
+    // dropped. A controller that does not answer within its keep-alive
+    // timeout is reset anyway.
+    Context c = context();
+    auto seen = std::make_shared<std::vector<std::chrono::milliseconds>>();
+    c.nvmeAnaLog = [seen](const std::string &,
+                          std::chrono::milliseconds timeout) -> Result<std::vector<uint8_t>> {
+        seen->push_back(timeout);
+        return anaLog({{1, AnaOptimized, {1}}});
+    };
+    auto p = make("ana", "", c);
+    Path path;
+    path.kernelName = "nvme3n1";
+    path.nsid = 1;
+    path.keepAliveTimeout = 5;
+    EXPECT_EQ(*priority(*p, path), 50);
+    path.keepAliveTimeout = 0; // PCIe, or a kernel without kato
+    EXPECT_EQ(*priority(*p, path), 50);
+    path.keepAliveTimeout = 120;
+    EXPECT_EQ(*priority(*p, path), 50);
+    EXPECT_EQ(*seen, (std::vector<std::chrono::milliseconds>{5s, 30s, 30s}));
+}
+
 TEST_F(PrioritizerTest, PathLatencyAveragesReadsOnALogScale) {
     Context c = context();
     auto calls = std::make_shared<std::atomic<int>>(0);

@@ -138,7 +138,11 @@ struct Path {
     std::string anaState;
     uint32_t nsid{0};       ///< NVMe namespace id, 0 when not NVMe
     uint32_t anaGroupId{0}; ///< NVMe ANA group id, 0 when unknown
-    int priority{-1};       ///< prioritizer result, -1 when not computed
+    /// NVMe: the controller's keep-alive timeout in seconds (sysfs kato),
+    /// 0 when none or unknown. An admin command it does not answer within
+    /// this time is one the kernel would also have reset it for.
+    unsigned keepAliveTimeout{0};
+    int priority{-1}; ///< prioritizer result, -1 when not computed
     /// This path's selector arguments in its group's table, when they
     /// differ from PathGroup::pathArgs (service-time relative throughput,
     /// repeat counts weighted by priority); empty: the group's apply.

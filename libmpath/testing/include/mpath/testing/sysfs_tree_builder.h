@@ -57,6 +57,7 @@ public:
         std::string firmwareRevision{"8.0.0"};
         std::string transport{"pcie"};
         std::string state{"live"};
+        unsigned kato{0}; ///< keep-alive timeout (s), not written when 0
         std::string subsysnqn{"nqn.2019-08.org.qemu:subsys0"};
         std::string wwid;                ///< not written when empty
         std::string uuid;                ///< not written when empty
