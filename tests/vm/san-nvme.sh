@@ -1,5 +1,5 @@
 #!/bin/bash
-# lab-timeout: 300
+# lab-timeout: 420
 # mpathd on an NVMe over TCP SAN in the guest (lib.sh, san_nvme): one nvmet
 # namespace exported by one subsystem through two TCP ports, ANA groups 1
 # and 2 on both, the namespace in group 1, all optimized; the guest's own
@@ -17,16 +17,20 @@
 # the controller reconnects by itself and the path is reinstated; (c) (a)
 # again after a reconfigure that asks for prio ana: port 2's path moves to
 # a group of its own, and back. Each step prints how long it took (ms from
-# the change or the drop).
+# the change or the drop). (d) (b) again under Debian's multipathd, on the
+# same SAN with the controllers' timeouts as mpathd left them: the timings
+# side by side (reported, not asserted).
 . /lab/lib.sh
 
 command -v mpathd >/dev/null || die "mpathd is not on PATH"
 command -v nvme >/dev/null || die "nvme-cli is not in the guest"
 
-map="" fio="" mon=""
+map="" fio="" mon="" mpd=""
 cleanup() {
 	[ -z "$fio" ] || kill "$fio" 2>/dev/null
 	[ -z "$mon" ] || kill "$mon" 2>/dev/null
+	[ -z "$mpd" ] || { kill "$mpd" 2>/dev/null; wait "$mpd" 2>/dev/null; }
+	rm -f /etc/multipath.conf
 	[ -z "$map" ] || dmsetup message "$map" 0 fail_if_no_path >/dev/null 2>&1
 	mpathd_stop TERM
 	[ -z "$map" ] || dmsetup remove --retry "$map" >/dev/null 2>&1
@@ -175,11 +179,12 @@ wait_until 60 noticed || fail "$c2 still live 60 s after the drop"
 result nvme_noticed_ms $(($(now_ms) - t0))
 result ctrl_state_after_drop "$(cat "/sys/class/nvme/$c2/state")"
 wait_until 40 path_is "$map" "$d2" F || fail "$p2 not failed 40 s after the drop: $(dmsetup status "$map")"
-result path_failed_ms $(($(now_ms) - t0))
+path_failed=$(($(now_ms) - t0))
+result path_failed_ms "$path_failed"
 w0=$(writes "$p1")
 more_writes() { [ "$(writes "$p1")" -gt $((w0 + 100)) ]; }
 wait_until 30 more_writes || fail "no write went through port 1 in 30 s with port 2 down: $(dmsetup status "$map")"
-resumed=$(($(now_ms) - t0))
+resumed=$(($(now_ms) - t0)) failed=$path_failed
 result io_resumed_ms "$resumed"
 # The kernel notices in about its keep-alive timeout (5 s here) and fails
 # the port's I/O fast_io_fail_tmo (2 s) later. mpathd's ANA log page read,
@@ -261,10 +266,62 @@ kill -0 "$MPATHD_PID" || fail "mpathd died"
 # Each controller's timeouts were written once: neither the reconnects nor
 # the reconfigure wrote them again.
 for c in "$p1" "$p2"; do
-	n=$(grep -c "path $c[^0-9].*ctrl_loss_tmo 90 (dev_loss_tmo) set" "$RESULTS/mpathd.log")
+	n=$(grep -c "path ${c}[^0-9].*ctrl_loss_tmo 90 (dev_loss_tmo) set" "$RESULTS/mpathd.log")
 	[ "$n" -eq 1 ] || fail "$c: ctrl_loss_tmo set $n times, not once: $(grep "$c.*_tmo" "$RESULTS/mpathd.log")"
-	n=$(grep -c "path $c[^0-9].*fast_io_fail_tmo 2 (fast_io_fail_tmo) set" "$RESULTS/mpathd.log")
+	n=$(grep -c "path ${c}[^0-9].*fast_io_fail_tmo 2 (fast_io_fail_tmo) set" "$RESULTS/mpathd.log")
 	[ "$n" -eq 1 ] || fail "$c: fast_io_fail_tmo set $n times, not once: $(grep "$c.*_tmo" "$RESULTS/mpathd.log")"
 done
 diag
+
+# (d) The port drop of (b) under Debian's multipathd, side by side. Its
+# NVMe entry is mpathd's (checker none, detect_prio: ana); it does not
+# touch the controllers' fast_io_fail_tmo, which stays mpathd's 2.
+# Reported only: the comparison must not fail mpathd's check.
+mpathd_stop TERM
+dmsetup remove --retry "$map" > /dev/null 2>&1 || fail "cannot remove $map after mpathd stopped"
+map=
+multipathd_side() {
+	command -v multipathd >/dev/null || { why="Debian's multipathd is not in the guest"; return 1; }
+	modprobe dm-multipath || { why="cannot load dm-multipath"; return 1; }
+	cat > /etc/multipath.conf <<CONF
+defaults {
+	find_multipaths no
+	polling_interval 2
+}
+blacklist {
+	wwid ".*"
+}
+blacklist_exceptions {
+	wwid "^$w1\$"
+}
+CONF
+	multipathd -d -s -v3 > "$RESULTS/multipathd.log" 2>&1 &
+	mpd=$!
+	wait_until 60 both_active || { why="multipathd made no map with both paths active"; return 1; }
+	map=$(map_of "$w1")
+	result multipathd_table "\"$(dmsetup table "$map")\""
+	fio_verify nvme-multipathd "/dev/mapper/$map" 300 > "$RESULTS/fio-multipathd.log" 2>&1 &
+	fio=$!
+	sleep 3
+	t0=$(now_ms)
+	san_nvme_port_drop 2
+	wait_until 90 path_is "$map" "$d2" F || { why="$p2 not failed 90 s after the drop"; return 1; }
+	local failedmp=$(($(now_ms) - t0))
+	w0=$(writes "$p1")
+	wait_until 120 more_writes || { why="no write through port 1 within 120 s"; return 1; }
+	local resumedmp=$(($(now_ms) - t0))
+	result path_failed_ms_side_by_side "mpathd=$failed multipathd=$failedmp"
+	result io_resumed_ms_side_by_side "mpathd=$resumed multipathd=$resumedmp"
+	san_nvme_port_restore 2
+	wait_until 60 live || { why="$c2 did not reconnect within 60 s"; return 1; }
+	wait_until 60 path_is "$map" "$d2" A || { why="multipathd did not reinstate $p2"; return 1; }
+	fio_stop "$fio" "$RESULTS/fio-multipathd.log" || { fio=; why="fio failed under multipathd"; return 1; }
+	fio=
+	result multipathd_fio errors=0
+}
+why=
+if ! multipathd_side; then
+	result multipathd_side "\"not compared: $why\""
+	san_nvme_port_restore 2 2>/dev/null
+fi
 true
