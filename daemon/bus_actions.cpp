@@ -376,9 +376,12 @@ void BusActions::pathFail(const CallPtr &call, const Target &target, bool fail) 
     PathRecord &p = daemon_.mutableState().paths.at(kname);
     const bool wasFailed = p.adminFailed;
     p.adminFailed = fail;
-    if (!fail && p.sanPathErr.held) {
-        // Reinstated on request: no longer held as shaky, nor grouped apart.
+    if (!fail && p.heldAsShaky()) {
+        // Reinstated on request: no longer held as shaky, nor grouped apart,
+        // nor sampled.
         p.sanPathErr = {};
+        p.marginalPath = {};
+        p.ioSample.reset();
         if (p.path.marginal) {
             p.path.marginal = false;
             daemon_.reconciler().schedule(p.mapWwid);

@@ -226,7 +226,7 @@ std::map<std::string, BusService::Object> BusObjects::compute(const Daemon &daem
              {"CheckerState", std::string(toString(p.path.checkerState))},
              {"DmState", std::string(toString(p.path.dmState))},
              {"AdminFailed", p.adminFailed},
-             {"Shaky", p.sanPathErr.held},
+             {"Shaky", p.heldAsShaky()},
              {"Priority", int32_t{p.path.priority}},
              {"FailCount", uint32_t{failCounts.count(name) ? failCounts.at(name) : 0u}},
              {"Map", BusService::ObjectPath{inMap ? BusService::mapPath(p.mapWwid) : "/"}},

@@ -8,12 +8,15 @@
 #include "reconciler.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <mpath/discovery/discovery.h>
 #include <mpath/discovery/vpd.h>
 #include <mpath/dm/table.h>
 #include <mpath/policy/planner.h>
+#include <mpath/sys/device_io.h>
 #include <mpath/sys/file.h>
+#include <mpath/sys/path_io.h>
 
 namespace mpathd {
 
@@ -72,6 +75,7 @@ void CheckerScheduler::syncPath(const std::string &name, PathRecord &rec) {
     if (!inLiveMap) {
         rec.checker.reset();
         rec.nextCheck.reset();
+        rec.ioSample.reset();
         return;
     }
     const auto eff = daemon_.config().effective(rec.path);
@@ -198,6 +202,7 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
                            std::string(mpath::model::toString(outcome.state)) + ": " +
                            outcome.message);
         if (live && rec.path.dmState != DmPathState::Failed) {
+            countFailure(kernelName, rec, mapName);
             rec.path.dmState = DmPathState::Failed;
             daemon_.dmOps().message(rec.mapWwid, mapName, "fail_path " + devt,
                                     [this, kernelName](mpath::Result<void> r) {
@@ -275,26 +280,48 @@ void CheckerScheduler::onResult(const std::string &kernelName, uint64_t generati
     arm(kernelName, rec.interval);
 }
 
-bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &rec,
-                                   const std::string &mapName, bool wasDown) {
+const mpath::policy::PlannedMap *CheckerScheduler::plannedMapOf(const PathRecord &rec) const {
     // The map's, decided when it was planned: resolving a path's settings
     // at each check would walk the device table.
     const auto map = daemon_.state().maps.find(rec.mapWwid);
+    return map != daemon_.state().maps.end() && map->second.planned ? &*map->second.planned
+                                                                    : nullptr;
+}
+
+bool CheckerScheduler::othersUsable(const std::string &kernelName, const PathRecord &rec) const {
+    for (const auto &[name, other] : daemon_.state().paths)
+        if (name != kernelName && other.mapWwid == rec.mapWwid &&
+            other.path.dmState == DmPathState::Active && !down(other.path.checkerState))
+            return true;
+    return false;
+}
+
+void CheckerScheduler::setMarginal(PathRecord &rec, bool marginal) {
+    if (rec.path.marginal == marginal)
+        return;
+    rec.path.marginal = marginal;
+    daemon_.reconciler().schedule(rec.mapWwid); // regrouped
+}
+
+bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &rec,
+                                   const std::string &mapName, bool wasDown) {
+    const mpath::policy::PlannedMap *planned = plannedMapOf(rec);
+    if (planned && planned->marginalPath.enabled()) {
+        rec.sanPathErr = {}; // one detection at a time, as in multipath-tools
+        return heldAsMarginal(kernelName, rec, mapName, planned->marginalPath);
+    }
+    if (rec.marginalPath.held || rec.ioSample) {
+        rec.marginalPath = {}; // a reconfigure turned it off
+        rec.ioSample.reset();
+    }
     const mpath::policy::SanPathErrSettings s =
-        map != daemon_.state().maps.end() && map->second.planned
-            ? map->second.planned->sanPathErr
-            : mpath::policy::SanPathErrSettings{};
+        planned ? planned->sanPathErr : mpath::policy::SanPathErrSettings{};
     // marginal_pathgroups on: a shaky path is not held failed but grouped
     // apart, after the other paths, where it takes I/O only when they
     // cannot.
     const bool grouped =
         daemon_.globals().marginalPathgroups.value == mpath::config::MarginalPathgroups::On;
-    auto setMarginal = [&](bool marginal) {
-        if (rec.path.marginal == marginal)
-            return;
-        rec.path.marginal = marginal;
-        daemon_.reconciler().schedule(rec.mapWwid); // regrouped
-    };
+    auto setMarginal = [&](bool marginal) { this->setMarginal(rec, marginal); };
     if (!s.enabled()) {
         rec.sanPathErr = {}; // a reconfigure turned it off
         setMarginal(false);
@@ -302,27 +329,21 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
     }
     if (!grouped)
         setMarginal(false);
-    // Another path of the map that can take I/O: device-mapper has it
-    // active and its last check did not find it down.
-    bool othersUsable = false;
-    if (rec.sanPathErr.held)
-        for (const auto &[name, other] : daemon_.state().paths)
-            othersUsable = othersUsable || (name != kernelName && other.mapWwid == rec.mapWwid &&
-                                            other.path.dmState == DmPathState::Active &&
-                                            !down(other.path.checkerState));
+    // Asked only while it is held: it walks the paths.
+    const bool others = rec.sanPathErr.held && othersUsable(kernelName, rec);
     const bool wasHeld = rec.sanPathErr.held;
     const unsigned failures = rec.sanPathErr.failures;
     using Verdict = mpath::policy::SanPathErrVerdict;
-    const Verdict verdict = mpath::policy::sanPathErrCheck(rec.sanPathErr, s, wasDown, othersUsable,
-                                                           daemon_.loop().now());
+    const Verdict verdict =
+        mpath::policy::sanPathErrCheck(rec.sanPathErr, s, wasDown, others, daemon_.loop().now());
     if (verdict == Verdict::Reinstate) {
         if (wasHeld)
             logNotice(aboutPath(kernelName, mapName),
-                      othersUsable ? "up for " + std::to_string(s.recoveryTime) +
-                                         " s since it was held (san_path_err_recovery_time)"
-                                   : "held as shaky, but the map has no other usable path "
-                                     "(after " +
-                                         std::to_string(failures) + " failures)");
+                      others ? "up for " + std::to_string(s.recoveryTime) +
+                                   " s since it was held (san_path_err_recovery_time)"
+                             : "held as shaky, but the map has no other usable path "
+                               "(after " +
+                                   std::to_string(failures) + " failures)");
         setMarginal(false);
         return false;
     }
@@ -343,6 +364,179 @@ bool CheckerScheduler::heldAsShaky(const std::string &kernelName, PathRecord &re
     // Held: failed, or with marginal_pathgroups in a group of its own.
     setMarginal(grouped);
     return !grouped;
+}
+
+namespace {
+
+std::string perThousand(double rate) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%.1f", rate);
+    return text.data();
+}
+
+} // namespace
+
+void CheckerScheduler::countFailure(const std::string &kernelName, PathRecord &rec,
+                                    const std::string &mapName) {
+    const mpath::policy::PlannedMap *planned = plannedMapOf(rec);
+    if (!planned || !planned->marginalPath.enabled())
+        return;
+    const auto &s = planned->marginalPath;
+    if (mpath::policy::marginalPathFailed(rec.marginalPath, s, daemon_.loop().now()))
+        logWarning(aboutPath(kernelName, mapName),
+                   "failed twice within " + std::to_string(s.doubleFailedTime) +
+                       " s (marginal_path_double_failed_time): not reinstated until a sample "
+                       "of its I/O has at most " +
+                       std::to_string(s.rateThreshold) +
+                       " errors per thousand reads (marginal_path_err_rate_threshold)");
+}
+
+bool CheckerScheduler::heldAsMarginal(const std::string &kernelName, PathRecord &rec,
+                                      const std::string &mapName,
+                                      const mpath::policy::MarginalPathSettings &s) {
+    const bool grouped =
+        daemon_.globals().marginalPathgroups.value == mpath::config::MarginalPathgroups::On;
+    if (!rec.marginalPath.held) {
+        setMarginal(rec, false);
+        return false;
+    }
+    using Verdict = mpath::policy::MarginalPathVerdict;
+    const Verdict verdict = mpath::policy::marginalPathCheck(
+        rec.marginalPath, s, othersUsable(kernelName, rec), daemon_.loop().now());
+    if (verdict == Verdict::Reinstate) {
+        rec.ioSample.reset();
+        logNotice(aboutPath(kernelName, mapName),
+                  "held as marginal, but the map has no other usable path: reinstated without "
+                  "waiting for a sample of its I/O");
+        setMarginal(rec, false);
+        return false;
+    }
+    if (verdict == Verdict::StartSampling) {
+        logNotice(aboutPath(kernelName, mapName),
+                  "up, but sampled for I/O errors before it is " +
+                      std::string(grouped ? "regrouped" : "reinstated") + ": direct reads for " +
+                      std::to_string(s.sampleTime) + " s (marginal_path_err_sample_time)");
+        rec.ioSample = std::make_unique<PathRecord::IoSample>();
+        rec.ioSample->id = nextSampleId_++;
+        rec.ioSample->start = daemon_.loop().now();
+        sampleNext(kernelName);
+    }
+    // Held: failed, or with marginal_pathgroups in a group of its own.
+    setMarginal(rec, grouped);
+    return !grouped;
+}
+
+void CheckerScheduler::sampleNext(const std::string &kernelName) {
+    auto &paths = daemon_.mutableState().paths;
+    auto it = paths.find(kernelName);
+    if (it == paths.end() || !it->second.ioSample)
+        return;
+    PathRecord &rec = it->second;
+    PathRecord::IoSample &sample = *rec.ioSample;
+    const mpath::policy::PlannedMap *planned = plannedMapOf(rec);
+    if (!rec.checker || !planned || !planned->marginalPath.enabled()) {
+        // It left its map, or a reconfigure turned sampling off.
+        rec.ioSample.reset();
+        return;
+    }
+    using namespace std::chrono_literals;
+    const auto sampleTime = std::chrono::seconds(planned->marginalPath.sampleTime);
+    // As multipath-tools: a read may take a minute, and none is sent that
+    // could outlast the sample (sample times are 120 s at least).
+    const auto readTimeout = std::min<std::chrono::milliseconds>(60s, sampleTime / 2);
+    const auto now = daemon_.loop().now();
+    const auto end = sample.start + sampleTime;
+    if (now + readTimeout >= end) {
+        if (now >= end)
+            return sampleEnded(kernelName, rec);
+        sample.next =
+            daemon_.loop().addTimer(end - now, [this, kernelName] { sampleNext(kernelName); });
+        return;
+    }
+    sample.reading = true;
+    sampleRead(rec.devnode, readTimeout,
+               [this, kernelName, id = sample.id, sentAt = now](mpath::Result<void> r) {
+                   auto &paths = daemon_.mutableState().paths;
+                   auto it = paths.find(kernelName);
+                   if (it == paths.end() || !it->second.ioSample || it->second.ioSample->id != id)
+                       return; // the sample ended meanwhile
+                   PathRecord::IoSample &sample = *it->second.ioSample;
+                   sample.reading = false;
+                   // A read that never reached the device (every worker
+                   // busy, or one still hung in the kernel) is no evidence.
+                   if (r || !mpath::sys::Executor::neverStarted(r.error()))
+                       ++sample.reads;
+                   if (!r && !mpath::sys::Executor::neverStarted(r.error()))
+                       ++sample.errors;
+                   const auto wait = sentAt + daemon_.env().sampleReadGap - daemon_.loop().now();
+                   sample.next = daemon_.loop().addTimer(
+                       std::max<mpath::sys::EventLoop::Clock::duration>(wait, 0ms),
+                       [this, kernelName] { sampleNext(kernelName); });
+               });
+}
+
+void CheckerScheduler::sampleRead(const std::string &devnode, std::chrono::milliseconds timeout,
+                                  std::function<void(mpath::Result<void>)> done) {
+    if (const auto &read = daemon_.env().sampleRead)
+        return read(devnode, timeout, std::move(done));
+    auto viaWorker = [this, devnode, timeout](std::function<void(mpath::Result<void>)> done) {
+        daemon_.ioExecutor().run<bool>(
+            devnode, timeout,
+            [devnode]() -> mpath::Result<bool> {
+                auto r = mpath::sys::directRead(devnode);
+                if (!r)
+                    return r.error();
+                return true;
+            },
+            [done = std::move(done)](mpath::Result<bool> r) {
+                done(r ? mpath::Result<void>{} : mpath::Result<void>(r.error()));
+            });
+    };
+    mpath::sys::PathIo *io = daemon_.checkIo().pathIo;
+    if (!io)
+        return viaWorker(std::move(done));
+    io->directRead(
+        devnode, timeout,
+        [viaWorker, done = std::move(done)](mpath::Result<std::chrono::nanoseconds> r) mutable {
+            if (!r && r.code() == ENOSYS) // no Linux AIO here: a worker reads
+                return viaWorker(std::move(done));
+            done(r ? mpath::Result<void>{} : mpath::Result<void>(r.error()));
+        });
+}
+
+void CheckerScheduler::sampleEnded(const std::string &kernelName, PathRecord &rec) {
+    const std::unique_ptr<PathRecord::IoSample> sample = std::move(rec.ioSample);
+    const mpath::policy::PlannedMap *planned = plannedMapOf(rec);
+    if (!planned)
+        return;
+    const auto &s = planned->marginalPath;
+    const bool others = othersUsable(kernelName, rec);
+    const auto map = daemon_.state().maps.find(rec.mapWwid);
+    const std::string mapName = map == daemon_.state().maps.end() ? "" : map->second.name;
+    const std::string found =
+        std::to_string(sample->errors) + " of " + std::to_string(sample->reads) +
+        " reads failed (" +
+        perThousand(mpath::policy::marginalPathErrorRate(sample->errors, sample->reads)) +
+        " per thousand)";
+    using Verdict = mpath::policy::MarginalPathVerdict;
+    if (mpath::policy::marginalPathSampled(rec.marginalPath, s, sample->errors, sample->reads,
+                                           others, daemon_.loop().now()) == Verdict::Reinstate) {
+        logNotice(aboutPath(kernelName, mapName),
+                  "sampled: " + found +
+                      (others ? ", at most marginal_path_err_rate_threshold " +
+                                    std::to_string(s.rateThreshold) + ": no longer held"
+                              : "; the map has no other usable path: no longer held"));
+        checkSoon(kernelName); // reinstated (or regrouped) by its next check
+        return;
+    }
+    const bool grouped =
+        daemon_.globals().marginalPathgroups.value == mpath::config::MarginalPathgroups::On;
+    logWarning(aboutPath(kernelName, mapName),
+               "sampled: " + found + ", more than marginal_path_err_rate_threshold " +
+                   std::to_string(s.rateThreshold) + ": " +
+                   (grouped ? "kept apart" : "held failed") + ", sampled again " +
+                   std::to_string(s.recheckGapTime) +
+                   " s from now (marginal_path_err_recheck_gap_time)");
 }
 
 bool CheckerScheduler::recheckWwidApplies(const PathRecord &rec) const {
@@ -494,10 +688,15 @@ void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &d
     if (auto it = state.paths.find(found); it != state.paths.end()) {
         const std::string &name = it->first;
         PathRecord &rec = it->second;
+        // Failed by the kernel on an I/O error while its checks answer (a
+        // check that finds it down counts its own fail_path).
+        const bool ioError = failed && !rec.adminFailed && !down(rec.path.checkerState);
         rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
         if (failed) {
             auto map = state.maps.find(wwid);
             const std::string mapName = map == state.maps.end() ? wwid : map->second.name;
+            if (ioError)
+                countFailure(name, rec, mapName);
             const auto now = daemon_.loop().now();
             if (rec.reinstatedAt != mpath::sys::EventLoop::Clock::time_point{} &&
                 now < rec.reinstatedAt + reinstateHold(rec)) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mpath/checkers/checker.h>
+#include <mpath/policy/planner.h>
 #include <mpath/sys/event_loop.h>
 #include <set>
 #include <string>
@@ -60,6 +61,27 @@ private:
     /// it was down or failed before this check. Says so in the log.
     bool heldAsShaky(const std::string &kernelName, PathRecord &rec, const std::string &mapName,
                      bool wasDown);
+    /// marginal_path_*: the same question where I/O error sampling is in
+    /// force for \a rec's map (\a s); starts a sample when one is due.
+    bool heldAsMarginal(const std::string &kernelName, PathRecord &rec, const std::string &mapName,
+                        const mpath::policy::MarginalPathSettings &s);
+    /// device-mapper failed path \a kernelName (an I/O error, or a check
+    /// that found it down): counted for marginal_path_double_failed_time.
+    void countFailure(const std::string &kernelName, PathRecord &rec, const std::string &mapName);
+    /// The settings of \a rec's map as planned; none when it has no plan.
+    const mpath::policy::PlannedMap *plannedMapOf(const PathRecord &rec) const;
+    /// Whether another path of \a rec's map can take I/O: device-mapper
+    /// has it active and its last check did not find it down.
+    bool othersUsable(const std::string &kernelName, const PathRecord &rec) const;
+    /// marginal_pathgroups: \a rec goes into a group of its own, after the
+    /// others, or back among them (its map is regrouped).
+    void setMarginal(PathRecord &rec, bool marginal);
+    /// Sends the next read of \a kernelName's I/O sample, or ends it.
+    void sampleNext(const std::string &kernelName);
+    void sampleRead(const std::string &devnode, std::chrono::milliseconds timeout,
+                    std::function<void(mpath::Result<void>)> done);
+    /// The sample of \a kernelName is over: held on, or reinstated.
+    void sampleEnded(const std::string &kernelName, PathRecord &rec);
     /// Reads the WWID of path \a kernelName, up again, from the device;
     /// the same: reinstated at once; another: wwidChanged().
     void recheckWwid(const std::string &kernelName, PathRecord &rec, const std::string &mapName);
@@ -80,6 +102,7 @@ private:
     bool warnedNoSg_{false};
     unsigned notStarted_{0};
     mpath::sys::EventLoop::SourcePtr notStartedReport_;
+    uint64_t nextSampleId_{1};
 };
 
 } // namespace mpathd

@@ -47,6 +47,16 @@ struct Environment {
     std::string devDirectory{"/dev"};
     CheckerFactory checkers{&mpath::checkers::Checker::create};
     mpath::prio::Context prio{mpath::prio::Context::system()};
+    /// One direct read of path \a devnode for marginal_path_* I/O error
+    /// sampling, ended by \a timeout; \a done on the loop, never inside
+    /// the call. Empty: through PathIo (or a worker where Linux AIO
+    /// cannot be had).
+    std::function<void(const std::string &devnode, std::chrono::milliseconds timeout,
+                       std::function<void(mpath::Result<void>)> done)>
+        sampleRead;
+    /// The least time from one sampling read to the next: a sample
+    /// measures a path, it does not load it (at most 100 reads a second).
+    std::chrono::milliseconds sampleReadGap{std::chrono::milliseconds(10)};
     /// sd_notify(): "READY=1", "STATUS=...", "RELOADING=1", "STOPPING=1".
     std::function<void(const std::string &)> notify{[](const std::string &) {}};
     /// Whether dm-lmpath can be used (loaded, or installed for the kernel

@@ -1095,7 +1095,7 @@ void Reconciler::syncPathStates(const std::string &wwid, const std::string &name
                 if (p.mapWwid != wwid || p.path.dmState == mpath::model::DmPathState::Failed)
                     return;
                 if (down(p.path.checkerState) || p.adminFailed ||
-                    (p.sanPathErr.held && !p.path.marginal)) {
+                    (p.heldAsShaky() && !p.path.marginal)) {
                     p.path.dmState = mpath::model::DmPathState::Failed;
                     daemon_.dmOps().message(wwid, name, "fail_path " + lp.devtString());
                 }

@@ -9,6 +9,7 @@
 #include <mpath/dm/device_mapper.h>
 #include <mpath/dm/status.h>
 #include <mpath/model/map.h>
+#include <mpath/policy/marginal_path.h>
 #include <mpath/policy/planner.h>
 #include <mpath/policy/san_path_err.h>
 #include <mpath/sys/event_loop.h>
@@ -49,6 +50,20 @@ struct PathRecord {
     /// san_path_err_* (shaky paths): its failures, and whether it is held
     /// failed until it has stayed up for the recovery time.
     mpath::policy::SanPathErrState sanPathErr;
+    /// marginal_path_* (I/O error sampling): its failures, its hold, and
+    /// the sample of its I/O while one runs.
+    mpath::policy::MarginalPathState marginalPath;
+    struct IoSample {
+        uint64_t id{0}; ///< which sample a read's answer belongs to
+        mpath::sys::EventLoop::Clock::time_point start;
+        unsigned reads{0};
+        unsigned errors{0};
+        bool reading{false};
+        mpath::sys::EventLoop::SourcePtr next; ///< the next read, or the end
+    };
+    std::unique_ptr<IoSample> ioSample;
+    /// Held failed (or grouped apart) as shaky, by either detection.
+    bool heldAsShaky() const { return sanPathErr.held || marginalPath.held; }
     /// An administrator failed it: checks do not reinstate it until an
     /// administrator does.
     bool adminFailed{false};

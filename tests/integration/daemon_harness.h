@@ -11,6 +11,7 @@
 #include "test_file.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <memory>
 #include <mpath/dm/table.h>
 #include <mpath/testing/fake_device_mapper.h>
@@ -95,6 +96,17 @@ public:
         scsiCommand_ = std::move(answer);
     }
 
+    /// How each direct read of I/O error sampling (marginal_path_*) of a
+    /// device ends (before start()); each takes 1 ms of the loop's time.
+    void answerSampleReads(std::function<mpath::Result<void>(const std::string &devnode)> answer) {
+        sampleAnswer_ = std::move(answer);
+    }
+    /// The sampling reads of \a devnode so far.
+    unsigned sampleReads(const std::string &devnode) const {
+        auto it = sampleReads_.find(devnode);
+        return it == sampleReads_.end() ? 0 : it->second;
+    }
+
     /// A uevent for a disk added with addDisk().
     void inject(const std::string &action, const std::string &name) {
         mpath::discovery::UdevDevice d;
@@ -168,6 +180,18 @@ public:
         env.prio = mpath::prio::Context::noDevices();
         if (scsiCommand_)
             env.prio.scsiCommand = scsiCommand_;
+        env.sampleReadGap = std::chrono::milliseconds(100); // fewer reads, the same verdicts
+        if (sampleAnswer_)
+            env.sampleRead = [this](const std::string &devnode, std::chrono::milliseconds,
+                                    std::function<void(mpath::Result<void>)> done) {
+                const uint64_t id = ++sampleReadIds_;
+                sampleReadTimers_[id] =
+                    loop_.addTimer(std::chrono::milliseconds(1), [this, id, devnode, done] {
+                        ++sampleReads_[devnode];
+                        done(sampleAnswer_(devnode));
+                        sampleReadTimers_.erase(id);
+                    });
+            };
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
         env.lmpathAvailable = [lmpath] { return lmpath; };
         env.raiseOpenFiles =
@@ -378,6 +402,10 @@ private:
     SysfsTreeBuilder tree_;
     mpath::testing::ScriptedCheckers checkers_;
     decltype(mpath::prio::Context::scsiCommand) scsiCommand_;
+    std::function<mpath::Result<void>(const std::string &)> sampleAnswer_;
+    std::map<uint64_t, mpath::sys::EventLoop::SourcePtr> sampleReadTimers_;
+    uint64_t sampleReadIds_{0};
+    std::map<std::string, unsigned> sampleReads_;
     std::vector<std::string> notes_;
     std::vector<std::optional<unsigned long>> openFileTargets_;
     std::optional<mpath::Error> openFilesError_;

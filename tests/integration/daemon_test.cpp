@@ -1516,3 +1516,132 @@ TEST(Daemon, ARemovalTheKernelRefusedIsTriedAgainLater) {
     h.settle();
     EXPECT_EQ(h.liveMaps().size(), 1u) << h.logText();
 }
+
+namespace {
+
+/// Map A (sdb, sdc, multibus) with marginal path detection: two failures
+/// within 60 s, then a 120 s sample that may have 10 errors per thousand
+/// reads; a bad sample is repeated 60 s later. \a badReads: whether sdc's
+/// sampling reads fail.
+void startMarginal(DaemonHarness &h, const bool &badReads, const std::string &more = "") {
+    h.config("defaults {\n  find_multipaths on\n  path_grouping_policy multibus\n"
+             "  dm_target multipath\n  polling_interval 5\n"
+             "  marginal_path_double_failed_time 60\n  marginal_path_err_sample_time 120\n"
+             "  marginal_path_err_rate_threshold 10\n  marginal_path_err_recheck_gap_time 60\n" +
+             more + "}\n");
+    h.answerSampleReads([&badReads](const std::string &devnode) -> mpath::Result<void> {
+        if (devnode == "/dev/sdc" && badReads)
+            return mpath::Error{EIO, "Input/output error"};
+        return {};
+    });
+    h.addDisk("sdb", 16, 1, kWwidA);
+    h.addDisk("sdc", 32, 2, kWwidA);
+    h.start();
+    h.settle();
+}
+
+} // namespace
+
+TEST(Daemon, APathThatFailsTwiceIsSampledAndHeldUntilItsReadsStopFailing) {
+    DaemonHarness h;
+    bool badReads = true;
+    startMarginal(h, badReads);
+    // The first failure: reinstated as usual, nothing sampled.
+    flap(h);
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_EQ(h.sampleReads("/dev/sdc"), 0u);
+    // The second within 60 s: held failed, and its I/O sampled.
+    h.clearCalls();
+    flap(h);
+    EXPECT_TRUE(h.logged("path sdc: failed twice within 60 s (marginal_path_double_failed_time)"))
+        << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: up, but sampled for I/O errors before it is reinstated: "
+                         "direct reads for 120 s"))
+        << h.logText();
+    h.advance(120s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("reads failed (1000.0 per thousand), more than "
+                         "marginal_path_err_rate_threshold 10: held failed, sampled again 60 s "
+                         "from now"))
+        << h.logText();
+    // One read each 100 ms at most (the harness's gap), none sent in the
+    // sample's last minute.
+    const unsigned first = h.sampleReads("/dev/sdc");
+    EXPECT_GT(first, 500u);
+    EXPECT_LE(first, 601u);
+    EXPECT_EQ(h.sampleReads("/dev/sdb"), 0u) << "sdb never failed";
+    // Its reads work again; the next sample, after the gap, frees it.
+    badReads = false;
+    h.advance(50s);
+    EXPECT_EQ(h.sampleReads("/dev/sdc"), first) << "sampled again before the gap";
+    h.advance(140s);
+    EXPECT_TRUE(h.logged("reads failed (0.0 per thousand), at most "
+                         "marginal_path_err_rate_threshold 10: no longer held"))
+        << h.logText();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, AnIoErrorCountsTowardMarginalPathsAndAGoodSampleReinstates) {
+    // The check answers, the I/O does not: each PATH_FAILED is a failure.
+    DaemonHarness h;
+    bool badReads = false;
+    startMarginal(h, badReads);
+    h.advance(1s);
+    auto ioError = [&] {
+        onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kWwidA, 0, "fail_path 8:32")); });
+        h.injectMap("change", kWwidA, "PATH_FAILED", "8:32");
+        h.advance(500ms); // checked at once: up
+    };
+    ioError();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    h.clearCalls();
+    h.advance(30s);
+    ioError();
+    h.advance(60s);
+    EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: failed twice within 60 s")) << h.logText();
+    h.advance(65s);
+    EXPECT_TRUE(h.logged("at most marginal_path_err_rate_threshold 10: no longer held"))
+        << h.logText();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+}
+
+TEST(Daemon, AHeldMarginalPathIsReinstatedAtOnceWhenItIsTheMapsLastUsablePath) {
+    DaemonHarness h;
+    bool badReads = true;
+    startMarginal(h, badReads);
+    flap(h);
+    flap(h);
+    ASSERT_TRUE(h.logged("path sdc: up, but sampled for I/O errors")) << h.logText();
+    h.clearCalls();
+    h.checkers().set("/dev/sdb", CheckerState::Down, "transport offline");
+    h.advance(25s); // sdb, steady, is checked each 20 s (max_polling_interval)
+    ASSERT_TRUE(h.called("message " + kWwidA + " fail_path 8:16")) << h.logText();
+    EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
+    EXPECT_TRUE(h.logged("path sdc: held as marginal, but the map has no other usable path"))
+        << h.logText();
+}
+
+TEST(Daemon, WithMarginalPathgroupsASampledPathIsGroupedLastUntilItsSampleIsGood) {
+    DaemonHarness h;
+    bool badReads = true;
+    startMarginal(h, badReads, "  marginal_pathgroups on\n");
+    auto groups = [&] {
+        const std::string t = h.table(kWwidA);
+        return t.find(" 0 2 1 ") != std::string::npos ? 2 : 1;
+    };
+    flap(h);
+    flap(h);
+    h.settle();
+    EXPECT_TRUE(h.logged("path sdc: up, but sampled for I/O errors before it is regrouped"))
+        << h.logText();
+    EXPECT_EQ(groups(), 2) << h.table(kWwidA) << h.logText();
+    EXPECT_LT(h.table(kWwidA).find("8:16"), h.table(kWwidA).find("8:32"))
+        << "the marginal path's group comes last: " << h.table(kWwidA);
+    h.advance(121s);
+    EXPECT_TRUE(h.logged("marginal_path_err_rate_threshold 10: kept apart")) << h.logText();
+    EXPECT_EQ(groups(), 2) << h.table(kWwidA);
+    badReads = false;
+    h.advance(200s);
+    EXPECT_EQ(groups(), 1) << h.table(kWwidA) << h.logText();
+}

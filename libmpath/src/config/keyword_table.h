@@ -147,8 +147,6 @@ struct Keyword {
     }
 };
 
-inline constexpr std::string_view kMarginalWhy = "mpathd does not single out marginal paths";
-
 /// Whether \a v, a value of keyword \a k, is one mpathd follows: any value of
 /// an applied keyword, only the accepted one of a refused keyword (the
 /// built-in device table may hold others, which are not in force).
@@ -238,18 +236,14 @@ inline const auto &settingKeywords() {
         setting("ghost_delay", InAll, &S::ghostDelay, &E::ghostDelay, OffOrNumber::disabled()),
         setting("marginal_path_err_sample_time", InAll, &S::marginalPathErrSampleTime,
                 &E::marginalPathErrSampleTime, OffOrNumber::disabled())
-            .range(120)
-            .refused(kMarginalWhy, OffOrNumber::disabled()),
+            .range(120),
         setting("marginal_path_err_rate_threshold", InAll, &S::marginalPathErrRateThreshold,
                 &E::marginalPathErrRateThreshold, OffOrNumber::disabled())
-            .range(0, 1000)
-            .refused(kMarginalWhy, OffOrNumber::disabled()),
+            .range(0, 1000),
         setting("marginal_path_err_recheck_gap_time", InAll, &S::marginalPathErrRecheckGapTime,
-                &E::marginalPathErrRecheckGapTime, OffOrNumber::disabled())
-            .refused(kMarginalWhy, OffOrNumber::disabled()),
+                &E::marginalPathErrRecheckGapTime, OffOrNumber::disabled()),
         setting("marginal_path_double_failed_time", InAll, &S::marginalPathDoubleFailedTime,
-                &E::marginalPathDoubleFailedTime, OffOrNumber::disabled())
-            .refused(kMarginalWhy, OffOrNumber::disabled()),
+                &E::marginalPathDoubleFailedTime, OffOrNumber::disabled()),
         setting("san_path_err_threshold", InAll, &S::sanPathErrThreshold, &E::sanPathErrThreshold,
                 OffOrNumber::disabled()),
         setting("san_path_err_forget_rate", InAll, &S::sanPathErrForgetRate,

@@ -140,6 +140,17 @@ Plan plan(const Config &config, const PlanInput &input) {
                                "san_path_err_forget_rate and san_path_err_recovery_time (or "
                                "delay_watch_checks and delay_wait_checks) take effect only "
                                "together");
+        pm.marginalPath = marginalPathSettings(eff);
+        if (pm.marginalPath.enabled() && pm.sanPathErr.enabled()) {
+            pm.notes.push_back("shaky paths are sampled for I/O errors (marginal_path_*), so "
+                               "san_path_err_* and delay_*_checks are not used");
+            pm.sanPathErr = {};
+        } else if (pm.marginalPath.partial()) {
+            pm.notes.push_back("paths are not sampled for I/O errors: "
+                               "marginal_path_double_failed_time, marginal_path_err_sample_time, "
+                               "marginal_path_err_rate_threshold and "
+                               "marginal_path_err_recheck_gap_time take effect only together");
+        }
         const PathPolicy policy = choosePathPolicy(eff, wp.paths.front());
         pm.pathChecker = policy.checker;
         pm.prio = policy.prio;

@@ -711,26 +711,18 @@ TEST(ConfigParser, RefusesAKeywordWithoutEffectUnlessItAsksForWhatMpathdDoes) {
     EXPECT_EQ(quiet.config.globals.marginalPathgroups, MarginalPathgroups::On);
     EXPECT_EQ(quiet.config.defaults.deferredRemove, true);
     // Anything else is refused on its line, naming the keyword and why...
-    ConfigResult r = parse("defaults {\n marginal_path_err_sample_time 150\n"
-                           " marginal_path_double_failed_time 10\n"
-                           " marginal_pathgroups fpin\n}\n"
+    ConfigResult r = parse("defaults {\n marginal_pathgroups fpin\n}\n"
                            "devices {\n device {\n  vendor ACME\n  product Rocket\n"
                            "  retain_attached_hw_handler no\n  all_tg_pt yes\n }\n}\n");
     EXPECT_EQ(allDiagnostics(r),
-              "warning: /etc/multipath.conf:2: keyword 'marginal_path_err_sample_time' is "
-              "refused: mpathd does not single out marginal paths; ignored\n"
-              "warning: /etc/multipath.conf:3: keyword 'marginal_path_double_failed_time' is "
-              "refused: mpathd does not single out marginal paths; ignored\n"
-              "warning: /etc/multipath.conf:4: marginal_pathgroups fpin is not supported: mpathd "
+              "warning: /etc/multipath.conf:2: marginal_pathgroups fpin is not supported: mpathd "
               "does not receive the FC fabric's performance impact notifications (FPIN); "
               "accepted: off, on\n"
-              "warning: /etc/multipath.conf:10: keyword 'retain_attached_hw_handler' is "
+              "warning: /etc/multipath.conf:8: keyword 'retain_attached_hw_handler' is "
               "refused: the kernel always keeps a hardware handler already attached; ignored\n"
-              "warning: /etc/multipath.conf:11: keyword 'all_tg_pt' is refused: mpathd "
+              "warning: /etc/multipath.conf:9: keyword 'all_tg_pt' is refused: mpathd "
               "registers no persistent reservation keys; ignored\n");
     // ...and not kept: nothing shows it as if it were in force.
-    EXPECT_FALSE(r.config.defaults.marginalPathErrSampleTime);
-    EXPECT_FALSE(r.config.defaults.marginalPathDoubleFailedTime);
     EXPECT_FALSE(r.config.globals.marginalPathgroups);
     ASSERT_EQ(r.config.devices.size(), 1u);
     EXPECT_FALSE(r.config.devices[0].settings.retainAttachedHwHandler);

@@ -256,6 +256,30 @@ TEST_F(PlannerTest, ShakyPathSettingsThatTakeNoEffectAloneAreSaid) {
     EXPECT_TRUE(all.maps[0].notes.empty()) << all.maps[0].notes.front();
 }
 
+TEST_F(PlannerTest, MarginalPathSettingsAreSaidWhenPartialAndReplaceShakyPathDetection) {
+    addDisk("sdb", 16, 1, "36001405aaaa", "active/optimized");
+    addDisk("sdc", 32, 2, "36001405aaaa", "active/optimized");
+    const std::string base = "defaults {\n find_multipaths on\n dm_target multipath\n"
+                             " marginal_path_double_failed_time 60\n"
+                             " marginal_path_err_sample_time 120\n"
+                             " marginal_path_err_recheck_gap_time 300\n";
+    Plan partial = plan((base + "}\n").c_str());
+    ASSERT_EQ(partial.maps.size(), 1u);
+    EXPECT_FALSE(partial.maps[0].marginalPath.enabled());
+    ASSERT_EQ(partial.maps[0].notes.size(), 1u);
+    EXPECT_EQ(partial.maps[0].notes[0].rfind("paths are not sampled for I/O errors:", 0), 0u)
+        << partial.maps[0].notes[0];
+    Plan both = plan((base + " marginal_path_err_rate_threshold 0\n delay_watch_checks 12\n"
+                             " delay_wait_checks 2\n}\n")
+                         .c_str());
+    ASSERT_EQ(both.maps.size(), 1u);
+    EXPECT_EQ(both.maps[0].marginalPath, (MarginalPathSettings{60, 120, 0, 300}));
+    EXPECT_FALSE(both.maps[0].sanPathErr.enabled()) << "as multipath-tools: one or the other";
+    ASSERT_EQ(both.maps[0].notes.size(), 1u);
+    EXPECT_EQ(both.maps[0].notes[0].rfind("shaky paths are sampled for I/O errors", 0), 0u)
+        << both.maps[0].notes[0];
+}
+
 TEST_F(PlannerTest, DetectPrioAndCheckerChooseSysfsAndTurForAnAluaDevice) {
     addAluaDisk("sdb", 16, 1, "36001405aaaa", 1, "active/optimized", "alua");
     addAluaDisk("sdc", 32, 2, "36001405aaaa", 1, "standby", "alua");

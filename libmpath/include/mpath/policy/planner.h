@@ -5,6 +5,7 @@
 #include "mpath/discovery/udev_properties.h"
 #include "mpath/model/map.h"
 #include "mpath/policy/blacklist.h"
+#include "mpath/policy/marginal_path.h"
 #include "mpath/policy/names.h"
 #include "mpath/policy/san_path_err.h"
 #include "mpath/policy/transport_timeouts.h"
@@ -75,8 +76,11 @@ struct PlannedMap {
     unsigned maxSectorsKb{0};      ///< max_sectors_kb for each path before a load; 0: none
     unsigned ghostDelay{0};        ///< ghost_delay in seconds; 0: off
     SanPathErrSettings sanPathErr; ///< shaky path detection of its paths
-    TransportTimeouts timeouts;    ///< what its paths' transports are given
-    NameChoice name;               ///< how map.alias was chosen, and a binding it needs
+    /// marginal_path_*: I/O error sampling of its paths that fail twice in
+    /// a row; where in force, sanPathErr is not (as in multipath-tools).
+    MarginalPathSettings marginalPath;
+    TransportTimeouts timeouts; ///< what its paths' transports are given
+    NameChoice name;            ///< how map.alias was chosen, and a binding it needs
     /// What went wrong while planning it without keeping it from being
     /// planned, one line each: "sdb: prioritizer emc: not implemented, the
     /// path ranks -1".
