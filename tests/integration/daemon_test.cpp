@@ -1162,6 +1162,14 @@ void onFake(DaemonHarness &h, const std::function<void(mpath::testing::FakeDevic
     });
 }
 
+/// The kernel fails map A's path 8:32 on an I/O error (its PATH_FAILED
+/// event) while the path's check still answers: checked at once, up.
+void ioErrorOnPathOfMapA(DaemonHarness &h) {
+    onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kWwidA, 0, "fail_path 8:32")); });
+    h.injectMap("change", kWwidA, "PATH_FAILED", "8:32");
+    h.advance(500ms);
+}
+
 } // namespace
 
 TEST(Daemon, ARestartedDaemonReinstatesAPathTheKernelHadFailedOnceItsCheckSaysUp) {
@@ -1197,16 +1205,11 @@ TEST(Daemon, APathDeviceMapperKeepsFailingOnIoErrorsIsHeldAsShaky) {
     DaemonHarness h;
     startShaky(h);
     h.advance(1s);
-    auto ioError = [&] {
-        onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kWwidA, 0, "fail_path 8:32")); });
-        h.injectMap("change", kWwidA, "PATH_FAILED", "8:32");
-        h.advance(500ms); // checked at once: up
-    };
-    ioError();
+    ioErrorOnPathOfMapA(h);
     EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
     h.clearCalls();
     h.advance(10s);
-    ioError();
+    ioErrorOnPathOfMapA(h);
     h.advance(20s);
     EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
     EXPECT_TRUE(h.logged("path sdc: up again, but failed 2 times")) << h.logText();
@@ -1587,16 +1590,11 @@ TEST(Daemon, AnIoErrorCountsTowardMarginalPathsAndAGoodSampleReinstates) {
     bool badReads = false;
     startMarginal(h, badReads);
     h.advance(1s);
-    auto ioError = [&] {
-        onFake(h, [](auto &dm) { ASSERT_TRUE(dm.message(kWwidA, 0, "fail_path 8:32")); });
-        h.injectMap("change", kWwidA, "PATH_FAILED", "8:32");
-        h.advance(500ms); // checked at once: up
-    };
-    ioError();
+    ioErrorOnPathOfMapA(h);
     EXPECT_TRUE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
     h.clearCalls();
     h.advance(30s);
-    ioError();
+    ioErrorOnPathOfMapA(h);
     h.advance(60s);
     EXPECT_FALSE(h.called("message " + kWwidA + " reinstate_path 8:32")) << h.logText();
     EXPECT_TRUE(h.logged("path sdc: failed twice within 60 s")) << h.logText();
