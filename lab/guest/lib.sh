@@ -439,6 +439,18 @@ san_tpg_enable() {
 	san_w "$2" "$SAN_CFS/iscsi/$SAN_IQN/tpgt_$1/enable"
 }
 
+# san_tpg_flap PORTAL UP DOWN: portal PORTAL's TPG flaps, enabled for UP
+# seconds, disabled for DOWN seconds, and again, until killed: run it in
+# the background, kill it, then san_tpg_enable PORTAL 1.
+san_tpg_flap() {
+	while :; do
+		san_tpg_enable "$1" 1
+		sleep "$2"
+		san_tpg_enable "$1" 0
+		sleep "$3"
+	done
+}
+
 # san_lun_remap PORTAL LUN BACKSTORE: portal PORTAL's LUN LUN exports
 # backstore BACKSTORE (the LUN number san_iscsi gave it) from now on, in
 # the same ALUA port group: the array remapped another volume behind that
