@@ -174,6 +174,19 @@ path_state() {
 	dmsetup status "$1" | awk -v d="$2" '{ for (i = 1; i < NF; i++) if ($i == d) { print $(i + 1); exit } }'
 }
 
+# map_groups MAP: "GROUP DEVT" of each path of MAP's table, groups from 1.
+map_groups() {
+	dmsetup table "$1" | awk '{
+		i = 4; i += $i + 1; i += $i + 1; ng = $i; i += 2
+		for (g = 1; g <= ng; g++) {
+			i++; i += $i + 1; np = $i; pa = $(i + 1); i += 2
+			for (p = 0; p < np; p++) { print g, $i; i += pa + 1 }
+		}
+	}'
+}
+# group_of MAP DEVT: the group (from 1) of path DEVT in MAP's table.
+group_of() { map_groups "$1" | awk -v d="$2" '$2 == d { print $1 }'; }
+
 # now_ms: milliseconds since the epoch, from bash's clock (no process).
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
@@ -267,7 +280,9 @@ san_log() { echo "${RESULTS:-$SAN_RUN}/san.log"; }
 
 # san_iscsi [LUNS [PORTALS]]: set up the SAN (default 1 LUN of 64 MiB, 2
 # portals), log in through every portal, wait until every sd path exists
-# and udev has settled, and print san_paths. replacement_timeout 30 s,
+# and udev has settled, and print san_paths. scsi_dh_alua is loaded first,
+# so it attaches to every path; with SAN_SCSI_DH=none it is unloaded
+# instead, and no device handler attaches. replacement_timeout 30 s,
 # NOP-Out every 5 s with a 5 s timeout: a portal that stops answering
 # puts its session into recovery within about 10 s, and its paths fail
 # I/O 30 s later. iscsid's log is $RESULTS/iscsid.log, the commands' san.log.
@@ -279,9 +294,15 @@ san_iscsi() {
 	mkdir -p "$SAN_RUN"
 	log=$(san_log)
 	for m in configfs target_core_mod target_core_file iscsi_target_mod iscsi_tcp \
-		scsi_dh_alua nf_tables; do
+		nf_tables; do
 		modprobe "$m" || die "san_iscsi: modprobe $m failed"
 	done
+	if [ "${SAN_SCSI_DH:-alua}" = none ]; then
+		modprobe -r scsi_dh_alua 2>/dev/null
+		! grep -q '^scsi_dh_alua ' /proc/modules || die "san_iscsi: scsi_dh_alua cannot be unloaded"
+	else
+		modprobe scsi_dh_alua || die "san_iscsi: modprobe scsi_dh_alua failed"
+	fi
 	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config ||
 		die "san_iscsi: cannot mount configfs"
 	ip link set lo up || die "san_iscsi: cannot bring up lo"

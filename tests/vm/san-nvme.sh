@@ -119,18 +119,7 @@ mpathctl show map "$map" > "$RESULTS/show-map.txt" 2>&1
 fio_verify nvme "/dev/mapper/$map" 5 > "$RESULTS/fio-short.log" 2>&1 ||
 	fail "fio on $map failed: $(tail -n 5 "$RESULTS/fio-short.log")"
 
-# groups MAP: "GROUP DEVT" of each path of the map's table, groups from 1.
-groups() {
-	dmsetup table "$1" | awk '{
-		i = 4; i += $i + 1; i += $i + 1; ng = $i; i += 2
-		for (g = 1; g <= ng; g++) {
-			i++; i += $i + 1; np = $i; pa = $(i + 1); i += 2
-			for (p = 0; p < np; p++) { print g, $i; i += pa + 1 }
-		}
-	}'
-}
-group_of() { groups "$1" | awk -v d="$2" '$2 == d { print $1 }'; }
-result groups "\"$(groups "$map" | tr '\n' ' ')\""
+result groups "\"$(map_groups "$map" | tr '\n' ' ')\""
 writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # reinstated FROM TO: how many times device-mapper reinstated port 2's

@@ -125,18 +125,7 @@ wait_until 20 recovery_is 5 ||
 grep -q "path $p2: recovery_tmo 5 (fast_io_fail_tmo) set" "$RESULTS/mpathd.log" ||
 	fail "mpathd did not say it set $p2's recovery_tmo"
 
-# groups MAP: "GROUP DEVT" of each path of the map's table, groups from 1.
-groups() {
-	dmsetup table "$1" | awk '{
-		i = 4; i += $i + 1; i += $i + 1; ng = $i; i += 2
-		for (g = 1; g <= ng; g++) {
-			i++; i += $i + 1; np = $i; pa = $(i + 1); i += 2
-			for (p = 0; p < np; p++) { print g, $i; i += pa + 1 }
-		}
-	}'
-}
-group_of() { groups "$1" | awk -v d="$2" '$2 == d { print $1 }'; }
-result groups "\"$(groups "$map" | tr '\n' ' ')\""
+result groups "\"$(map_groups "$map" | tr '\n' ' ')\""
 
 # Portal 2 stops answering under fio --verify.
 writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
