@@ -117,7 +117,9 @@ modprobe dm-multipath || die "cannot load dm-multipath"
 compare rtpg
 
 echo "== with scsi_dh_alua attached"
-modprobe -r scsi_debug || die "cannot unload scsi_debug"
+# udev's workers may still hold a disk the comparison opened.
+udevadm settle
+wait_until 10 modprobe -r scsi_debug || die "cannot unload scsi_debug: $(lsmod | grep '^scsi_debug ')"
 modprobe scsi_dh_alua || die "cannot load scsi_dh_alua"
 load_luns
 # scsi_dh_alua's first RTPG runs after the disk appears, and until it has
