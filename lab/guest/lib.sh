@@ -234,6 +234,17 @@ dm_path_events() {
 		END { emit() }' "$1"
 }
 
+# uptime_s: seconds since boot, the clock of dm_path_events' times.
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# dm_reinstated FILE DEVT FROM TO: how many times device-mapper reinstated
+# path DEVT between uptimes FROM and TO (seconds), from a capture as for
+# dm_path_events.
+dm_reinstated() {
+	dm_path_events "$1" | awk -v d="$2" -v f="$3" -v t="$4" \
+		'$2 == "PATH_REINSTATED" && $3 == d && $1 >= f && $1 <= t { n++ } END { print n + 0 }'
+}
+
 # fio_stop PID LOG: end a fio_verify run (PID, output in LOG) before its
 # time (SIGTERM: fio lets its I/O finish and reports) and judge it: 0 when
 # it saw no I/O or verify error, whether it ran to its end or was stopped.

@@ -94,13 +94,6 @@ fio_pid=$!
 written_sectors() { awk '{ print $7 }' "/sys/block/$1/stat"; }
 shaky() { mpathctl show path "$p2" --json 2>/dev/null | grep -q "\"shaky\": *$1"; }
 said() { [ "$(grep -c "$1" "$RESULTS/mpathd.log")" -ge "${2:-1}" ]; }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-# reinstated_between FROM TO: device-mapper's PATH_REINSTATED events of
-# portal 2's path between two uptimes.
-reinstated_between() {
-	dm_path_events "$RESULTS/uevents.txt" |
-		awk -v a="$1" -v b="$2" -v d="$d2" '$2 == "PATH_REINSTATED" && $3 == d && $1 >= a && $1 <= b' | wc -l
-}
 
 # Two failures within a minute: portal 2 goes away, its path fails; it
 # comes back, its path too; it goes away again. (The second failure may
@@ -141,7 +134,7 @@ wait_until 180 said "$bad" || fail "no bad sample of $p2: $(grep "$p2" "$RESULTS
 result first_sample_end_ms $(($(now_ms) - t1))
 result first_sample "\"$(grep -o 'sampled: [0-9]* of [0-9]* reads failed ([0-9.]* per thousand)' "$RESULTS/mpathd.log" | tail -n 1)\""
 path_is "$map" "$d2" F || fail "$p2 is not failed after a bad sample: $(dmsetup status "$map")"
-n=$(reinstated_between "$u1" "$(uptime_s)")
+n=$(dm_reinstated "$RESULTS/uevents.txt" "$d2" "$u1" "$(uptime_s)")
 result reinstated_while_flapping "$n"
 result sectors_written_while_flapping $(($(written_sectors "$p2") - w2))
 [ "$n" -eq 0 ] || fail "$p2 was reinstated $n times while held"

@@ -121,13 +121,9 @@ fio_verify nvme "/dev/mapper/$map" 5 > "$RESULTS/fio-short.log" 2>&1 ||
 
 result groups "\"$(map_groups "$map" | tr '\n' ' ')\""
 writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # reinstated FROM TO: how many times device-mapper reinstated port 2's
 # path between uptimes FROM and TO (seconds), from the udev capture.
-reinstated() {
-	dm_path_events "$events" | awk -v f="$1" -v t="$2" -v d="$d2" \
-		'$2 == "PATH_REINSTATED" && $3 == d && $1 >= f && $1 <= t { n++ } END { print n + 0 }'
-}
+reinstated() { dm_reinstated "$events" "$d2" "$1" "$2"; }
 events=$RESULTS/dm-events.txt
 udevadm monitor --kernel --property --subsystem-match=block > "$events" 2>&1 &
 mon=$!

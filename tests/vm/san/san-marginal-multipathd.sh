@@ -70,13 +70,6 @@ fio_verify marginal "/dev/mapper/$map" 900 > "$RESULTS/fio.txt" 2>&1 &
 fio_pid=$!
 written_sectors() { awk '{ print $7 }' "/sys/block/$1/stat"; }
 said() { [ "$(grep -c "$1" "$RESULTS/multipathd.log")" -ge "${2:-1}" ]; }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-# reinstated_between FROM TO: PATH_REINSTATED events of portal 2's path
-# between two uptimes.
-reinstated_between() {
-	dm_path_events "$RESULTS/uevents.txt" |
-		awk -v a="$1" -v b="$2" -v d="$d2" '$2 == "PATH_REINSTATED" && $3 == d && $1 >= a && $1 <= b' | wc -l
-}
 
 t0=$(now_ms)
 san_tpg_enable 2 0
@@ -105,7 +98,7 @@ else
 	result first_sample_start_ms "\"no sample in 90 s\""
 	sleep 120
 fi
-result reinstated_while_flapping "$(reinstated_between "$u1" "$(uptime_s)")"
+result reinstated_while_flapping "$(dm_reinstated "$RESULTS/uevents.txt" "$d2" "$u1" "$(uptime_s)")"
 result sectors_written_while_flapping $(($(written_sectors "$p2") - w2))
 
 kill "$flap_pid"
