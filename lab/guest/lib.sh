@@ -317,6 +317,7 @@ san_iscsi() {
 	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config ||
 		die "san_iscsi: cannot mount configfs"
 	ip link set lo up || die "san_iscsi: cannot bring up lo"
+	san_filter
 	# LIO's state folder (db_root): without pr/, every PERSISTENT RESERVE
 	# OUT fails (it writes the APTPL file even when APTPL is off).
 	mkdir -p /var/target/pr /var/target/alua
@@ -434,34 +435,52 @@ san_logout() {
 # san_has_paths PORTAL N: portal PORTAL has N sd paths (for wait_until).
 san_has_paths() { [ "$(san_paths "$1" | wc -l)" -eq "$2" ]; }
 
-# san_tcp_drop TAG PORT / san_tcp_restore TAG: drop every TCP segment to
-# or from local TCP port PORT (nftables table lab_san_TAG, both
-# directions, nothing logged), and let them through again. A connection
-# through it sees a dead link: nobody closes it.
-san_tcp_drop() {
-	nft -f - <<-RULES || die "san_tcp_drop $1 $2: nft failed"
-		table inet lab_san_$1 {
+# san_filter: the SAN's packet filter, nftables table lab_san, made once
+# when a SAN is set up (san_iscsi, san_nvme) and deleted by san_teardown.
+# Its input and output chains drop every TCP segment to or from a port in
+# its set "down"; san_tcp_drop and san_tcp_restore change only the set.
+# The hooks stay registered while I/O runs: registering or unregistering
+# a netfilter hook flips a static key, which patches the kernel's text,
+# and done under TCG while the LIO target sent on the loopback that left
+# both vCPUs in the patch's int3 in ip_local_deliver (RCU stalls, the
+# guest hung; a hook flapped under fio hung 6.1 within a minute).
+san_filter() {
+	nft list table inet lab_san > /dev/null 2>&1 && return 0
+	nft -f - <<-RULES || die "san_filter: nft failed"
+		table inet lab_san {
+			set down {
+				type inet_service
+			}
 			chain in {
 				type filter hook input priority -10; policy accept;
-				tcp dport $2 drop
-				tcp sport $2 drop
+				tcp dport @down drop
+				tcp sport @down drop
 			}
 			chain out {
 				type filter hook output priority -10; policy accept;
-				tcp dport $2 drop
-				tcp sport $2 drop
+				tcp dport @down drop
+				tcp sport @down drop
 			}
 		}
 	RULES
 }
-san_tcp_restore() { nft delete table inet "lab_san_$1" || die "san_tcp_restore $1: nft failed"; }
+
+# san_tcp_drop PORT / san_tcp_restore PORT: drop every TCP segment to or
+# from local TCP port PORT (both directions, nothing logged), and let them
+# through again. A connection through it sees a dead link: nobody closes it.
+san_tcp_drop() {
+	san_filter
+	nft add element inet lab_san down "{ $1 }" || die "san_tcp_drop $1: nft failed"
+}
+san_tcp_restore() {
+	nft delete element inet lab_san down "{ $1 }" || die "san_tcp_restore $1: nft failed"
+}
 
 # san_portal_drop N / san_portal_restore N: drop every TCP segment to or
-# from portal N (san_tcp_drop, table lab_san_pN): its sessions see a dead
-# link and go into recovery, nobody logs out. Restore lets iscsid log in
-# again by itself.
-san_portal_drop() { san_tcp_drop "p$1" "$(san_port "$1")"; }
-san_portal_restore() { san_tcp_restore "p$1"; }
+# from portal N (san_tcp_drop): its sessions see a dead link and go into
+# recovery, nobody logs out. Restore lets iscsid log in again by itself.
+san_portal_drop() { san_tcp_drop "$(san_port "$1")"; }
+san_portal_restore() { san_tcp_restore "$(san_port "$1")"; }
 
 # san_tpg_enable PORTAL 0|1: disable or enable portal PORTAL's TPG on the
 # target. Disabled, the target ends its sessions and refuses logins: the
@@ -527,9 +546,8 @@ san_alua_state() {
 # lab's clean-up runs it after each scenario that set up a SAN.
 san_teardown() {
 	local t f pid
-	for t in $(nft list tables 2>/dev/null | awk '$3 ~ /^lab_san_/ { print $3 }'); do
-		nft delete table inet "$t"
-	done
+	# Every port through again first (the hooks stay until nothing runs).
+	nft flush set inet lab_san down 2> /dev/null
 	san_nvme_teardown
 	if [ -e "$SAN_RUN/iscsid.pid" ]; then
 		timeout 60 iscsiadm -m node -u > /dev/null 2>&1
@@ -538,6 +556,7 @@ san_teardown() {
 		wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
 	fi
 	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
+	nft delete table inet lab_san 2> /dev/null
 	for t in "$SAN_CFS"/iscsi/*/tpgt_*; do
 		[ -d "$t" ] || continue
 		echo 0 > "$t/enable" 2>/dev/null
@@ -599,6 +618,7 @@ san_nvme() {
 	for m in configfs nvmet nvmet-tcp nvme-fabrics nvme-tcp nf_tables; do
 		modprobe "$m" || die "san_nvme: modprobe $m failed"
 	done
+	san_filter
 	grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config ||
 		die "san_nvme: cannot mount configfs"
 	ip link set lo up || die "san_nvme: cannot bring up lo"
@@ -696,12 +716,12 @@ san_nvme_disconnect() {
 }
 
 # san_nvme_port_drop N / san_nvme_port_restore N: drop every TCP segment
-# to or from NVMe port N (san_tcp_drop, table lab_san_nvmeN): its
+# to or from NVMe port N (san_tcp_drop): its
 # controller misses its keep-alive, fails its I/O and tries to reconnect
 # every 2 s; once restored, it reconnects by itself (unless it gave up
 # first, after 30 attempts, 60 s or more: then it is gone).
-san_nvme_port_drop() { san_tcp_drop "nvme$1" "$(san_nvme_port "$1")"; }
-san_nvme_port_restore() { san_tcp_restore "nvme$1"; }
+san_nvme_port_drop() { san_tcp_drop "$(san_nvme_port "$1")"; }
+san_nvme_port_restore() { san_tcp_restore "$(san_nvme_port "$1")"; }
 
 # san_ana_state PORT STATE [GROUP]: set the ANA state of GROUP (1 or 2;
 # both when left out) as seen through NVMe port PORT: optimized,
