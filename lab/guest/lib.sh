@@ -155,6 +155,40 @@ mpathd_stop() {
 	MPATHD_PID=
 }
 
+# multipathd_start: Debian's multipathd (multipath-tools) in the
+# background, in the foreground mode, its log $RESULTS/multipathd.log, its
+# pid in $MULTIPATHD_PID; dm-multipath is loaded first. It reads
+# /etc/multipath.conf (conf_only). Says why and returns 1 when it cannot
+# start it. multipathd_stop ends it (SIGTERM) and waits.
+multipathd_start() {
+	command -v multipathd >/dev/null || { echo "Debian's multipathd is not in the guest" >&2; return 1; }
+	modprobe dm-multipath || { echo "cannot load dm-multipath" >&2; return 1; }
+	multipathd -d -s -v3 >> "$RESULTS/multipathd.log" 2>&1 &
+	MULTIPATHD_PID=$!
+}
+multipathd_stop() {
+	[ -n "${MULTIPATHD_PID:-}" ] || return 0
+	kill "$MULTIPATHD_PID" 2>/dev/null
+	wait "$MULTIPATHD_PID" 2>/dev/null
+	MULTIPATHD_PID=
+}
+
+# conf_only FILE WWID...: write FILE, a multipath.conf-syntax file
+# (/etc/mpathd/mpathd.conf or /etc/multipath.conf), from the sections on
+# stdin followed by a blacklist of every WWID but these: the daemon makes
+# the scenario's maps and leaves every other disk of the lab alone.
+conf_only() {
+	local f=$1 w
+	shift
+	mkdir -p "$(dirname "$f")"
+	{
+		cat
+		printf 'blacklist {\n\twwid ".*"\n}\nblacklist_exceptions {\n'
+		for w; do printf '\twwid "^%s$"\n' "$w"; done
+		printf '}\n'
+	} > "$f" || die "conf_only: cannot write $f"
+}
+
 # map_of WWID: the device-mapper name of the map with uuid mpath-WWID.
 map_of() {
 	dmsetup info -c --noheadings -o name,uuid --separator ' ' 2>/dev/null |

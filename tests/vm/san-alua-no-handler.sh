@@ -42,8 +42,7 @@ p1=$(san_paths 1) p2=$(san_paths 2)
 wwid=$(wwid_of "$p1")
 [ -n "$p2" ] && [ -n "$wwid" ] && [ "$(wwid_of "$p2")" = "$wwid" ] ||
 	die "expected one path through each portal: $(cat "$RESULTS/paths.txt")"
-mkdir -p /etc/mpathd
-cat > /etc/mpathd/mpathd.conf <<CONF
+conf_only /etc/mpathd/mpathd.conf "$wwid" <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
@@ -55,12 +54,6 @@ devices {
 		product ".*"
 		hardware_handler "0"
 	}
-}
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$wwid\$"
 }
 CONF
 mpathd_start

@@ -46,18 +46,11 @@ standby() {
 }
 wait_until 30 standby || fail "the paths do not say standby: $p1 $(access "$p1"), $p2 $(access "$p2")"
 
-mkdir -p /etc/mpathd
-cat > /etc/mpathd/mpathd.conf <<CONF
+conf_only /etc/mpathd/mpathd.conf "$w" <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
 	ghost_delay 60
-}
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$w\$"
 }
 CONF
 mpathd_start

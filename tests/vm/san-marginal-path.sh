@@ -55,8 +55,7 @@ wwid=$(wwid_of "$p1")
 # minute is suspect; 10 failed reads per thousand are too many; a bad
 # sample is followed by the next 5 s later. fast_io_fail_tmo 5 (the
 # sessions' recovery_tmo) makes a portal that went away fail its I/O fast.
-mkdir -p /etc/mpathd
-cat > /etc/mpathd/mpathd.conf <<CONF
+conf_only /etc/mpathd/mpathd.conf "$wwid" <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
@@ -67,12 +66,6 @@ defaults {
 	marginal_path_err_sample_time 120
 	marginal_path_err_rate_threshold 10
 	marginal_path_err_recheck_gap_time 5
-}
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$wwid\$"
 }
 CONF
 mpathd_start

@@ -25,11 +25,11 @@
 command -v mpathd >/dev/null || die "mpathd is not on PATH"
 command -v nvme >/dev/null || die "nvme-cli is not in the guest"
 
-map="" fio="" mon="" mpd=""
+map="" fio="" mon=""
 cleanup() {
 	[ -z "$fio" ] || kill "$fio" 2>/dev/null
 	[ -z "$mon" ] || kill "$mon" 2>/dev/null
-	[ -z "$mpd" ] || { kill "$mpd" 2>/dev/null; wait "$mpd" 2>/dev/null; }
+	multipathd_stop
 	rm -f /etc/multipath.conf
 	[ -z "$map" ] || dmsetup message "$map" 0 fail_if_no_path >/dev/null 2>&1
 	mpathd_stop TERM
@@ -83,19 +83,12 @@ for c in "$c1" "$c2"; do
 done
 result ana_state_sysfs "\"$(cat "/sys/block/$p2/ana_state" 2>/dev/null || echo none)\""
 
-mkdir -p /etc/mpathd
-cat > /etc/mpathd/mpathd.conf <<CONF
+conf_only /etc/mpathd/mpathd.conf "$w1" <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
 	fast_io_fail_tmo 2
 	dev_loss_tmo 90
-}
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$w1\$"
 }
 CONF
 t0=$(now_ms)
@@ -266,22 +259,13 @@ mpathd_stop TERM
 dmsetup remove --retry "$map" > /dev/null 2>&1 || fail "cannot remove $map after mpathd stopped"
 map=
 multipathd_side() {
-	command -v multipathd >/dev/null || { why="Debian's multipathd is not in the guest"; return 1; }
-	modprobe dm-multipath || { why="cannot load dm-multipath"; return 1; }
-	cat > /etc/multipath.conf <<CONF
+	conf_only /etc/multipath.conf "$w1" <<CONF
 defaults {
 	find_multipaths no
 	polling_interval 2
 }
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$w1\$"
-}
 CONF
-	multipathd -d -s -v3 > "$RESULTS/multipathd.log" 2>&1 &
-	mpd=$!
+	multipathd_start || { why="multipathd did not start"; return 1; }
 	wait_until 60 both_active || { why="multipathd made no map with both paths active"; return 1; }
 	map=$(map_of "$w1")
 	result multipathd_table "\"$(dmsetup table "$map")\""

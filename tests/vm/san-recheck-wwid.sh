@@ -52,20 +52,12 @@ wA=$(wwid_of "$a1") wB=$(wwid_of "$b1")
 	fail "unexpected WWIDs: $a1=$wA $a2=$(wwid_of "$a2") $b1=$wB $b2=$(wwid_of "$b2")"
 result wwids "A=$wA B=$wB"
 
-mkdir -p /etc/mpathd
-cat > /etc/mpathd/mpathd.conf <<CONF
+conf_only /etc/mpathd/mpathd.conf "$wA" "$wB" <<CONF
 defaults {
 	find_multipaths on
 	polling_interval 2
 	path_grouping_policy multibus
 	recheck_wwid yes
-}
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$wA\$"
-	wwid "^$wB\$"
 }
 CONF
 mpathd_start

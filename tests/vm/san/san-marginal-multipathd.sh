@@ -11,19 +11,15 @@
 # Not in scripts/check (about 6 minutes): lab/run tests/vm/san/san-marginal-multipathd.sh.
 . /lab/lib.sh
 
-command -v multipathd >/dev/null || die "Debian's multipathd is not in the guest"
 command -v iscsiadm >/dev/null || die "open-iscsi is not in the guest"
 
-map="" fio_pid="" flap_pid="" mpd="" mon=""
+map="" fio_pid="" flap_pid="" mon=""
 cleanup() {
 	[ -z "$flap_pid" ] || kill "$flap_pid" 2>/dev/null
 	[ -z "$fio_pid" ] || kill "$fio_pid" 2>/dev/null
 	[ -z "$mon" ] || kill "$mon" 2>/dev/null
 	[ -z "$map" ] || dmsetup message "$map" 0 fail_if_no_path >/dev/null 2>&1
-	if [ -n "$mpd" ]; then
-		kill "$mpd" 2>/dev/null
-		wait "$mpd" 2>/dev/null
-	fi
+	multipathd_stop
 	[ -z "$map" ] || dmsetup remove --retry "$map" >/dev/null 2>&1
 	rm -f /etc/multipath.conf
 	san_teardown
@@ -35,8 +31,7 @@ p1=$(san_paths 1) p2=$(san_paths 2)
 wwid=$(wwid_of "$p1")
 [ -n "$p2" ] && [ -n "$wwid" ] && [ "$(wwid_of "$p2")" = "$wwid" ] ||
 	die "expected one path through each portal: $(cat "$RESULTS/paths.txt")"
-modprobe dm-multipath || die "cannot load dm-multipath"
-cat > /etc/multipath.conf <<CONF
+conf_only /etc/multipath.conf "$wwid" <<CONF
 defaults {
 	find_multipaths no
 	polling_interval 2
@@ -48,15 +43,8 @@ defaults {
 	marginal_path_err_rate_threshold 10
 	marginal_path_err_recheck_gap_time 5
 }
-blacklist {
-	wwid ".*"
-}
-blacklist_exceptions {
-	wwid "^$wwid\$"
-}
 CONF
-multipathd -d -s -v3 > "$RESULTS/multipathd.log" 2>&1 &
-mpd=$!
+multipathd_start || die "multipathd did not start"
 d1=$(devt "$p1") d2=$(devt "$p2")
 both() {
 	map=$(map_of "$wwid")
