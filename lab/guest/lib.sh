@@ -327,7 +327,10 @@ san_log() { echo "${RESULTS:-$SAN_RUN}/san.log"; }
 # portals), log in through every portal, wait until every sd path exists
 # and udev has settled, and print san_paths. scsi_dh_alua is loaded first,
 # so it attaches to every path; with SAN_SCSI_DH=none it is unloaded
-# instead, and no device handler attaches. replacement_timeout 30 s,
+# instead, and no device handler attaches. The port groups take implicit
+# and explicit ALUA (LIO's default: scsi_dh_alua may send an STPG to make
+# a standby group active); with SAN_ALUA=implicit only implicit, so only
+# san_alua_state changes a group's state. replacement_timeout 30 s,
 # NOP-Out every 5 s with a 5 s timeout: a portal that stops answering
 # puts its session into recovery within about 10 s, and its paths fail
 # I/O 30 s later. iscsid's log is $RESULTS/iscsid.log, the commands' san.log.
@@ -366,6 +369,8 @@ san_iscsi() {
 		for ((p = 1; p <= portals; p++)); do
 			mkdir "$dev/alua/${SAN_GROUPS[p]}" || die "san_iscsi: cannot make ALUA group ${SAN_GROUPS[p]}"
 			san_w "$p" "$dev/alua/${SAN_GROUPS[p]}/tg_pt_gp_id"
+			[ "${SAN_ALUA:-both}" = both ] ||
+				san_w 1 "$dev/alua/${SAN_GROUPS[p]}/alua_access_type"
 		done
 	done
 	for ((p = 1; p <= portals; p++)); do
