@@ -62,8 +62,8 @@ namespace {
 
 DeviceEntry device(const char *vendor, const char *product) {
     DeviceEntry e;
-    e.vendor = *Regex::compile(vendor);
-    e.product = *Regex::compile(product);
+    e.vendor = Regex::builtin(vendor);
+    e.product = Regex::builtin(product);
     return e;
 }
 
@@ -161,7 +161,7 @@ std::vector<DeviceEntry> buildTable() {
     // E/EF-Series (SANtricity, rdac), also sold as LSI and Engenio.
     {
         DeviceEntry e = device("(NETAPP|LSI|ENGENIO)", "INF-01-00");
-        e.productBlacklist = *Regex::compile("Universal Xport");
+        e.productBlacklist = Regex::builtin("Universal Xport");
         add(e, rdacSettings(30));
     }
     add(device("SolidFir", "SSD SAN"), multibus(NoPathRetry::times(24)));
@@ -198,7 +198,7 @@ std::vector<DeviceEntry> buildTable() {
     // DS3000/DS4000/DS5000 (rdac).
     {
         DeviceEntry e = device("IBM", "^(1722-600|1724|1726|1742|1746|1813|1814|1815|1818)");
-        e.productBlacklist = *Regex::compile("Universal Xport");
+        e.productBlacklist = Regex::builtin("Universal Xport");
         add(e, rdacSettings(30));
     }
 
@@ -206,7 +206,7 @@ std::vector<DeviceEntry> buildTable() {
     // CLARiiON / VNX / Unity; "LUNZ" is the gatekeeper LUN, not storage.
     {
         DeviceEntry e = device("^DGC", "^(RAID|DISK|VRAID)");
-        e.productBlacklist = *Regex::compile("LUNZ");
+        e.productBlacklist = Regex::builtin("LUNZ");
         Settings s;
         s.hardwareHandler = handler("emc");
         s.pathGroupingPolicy = GroupingPolicy::GroupByPrio;
@@ -222,7 +222,7 @@ std::vector<DeviceEntry> buildTable() {
     // Invista / VPLEX; "LUNZ" is the gatekeeper LUN, not storage.
     {
         DeviceEntry e = device("EMC", "Invista");
-        e.productBlacklist = *Regex::compile("LUNZ");
+        e.productBlacklist = Regex::builtin("LUNZ");
         add(e, multibus(NoPathRetry::times(5)));
     }
     // XtremIO.
@@ -245,7 +245,7 @@ std::vector<DeviceEntry> buildTable() {
     // PowerVault MD3xxx (rdac); the access LUN is "Universal Xport".
     {
         DeviceEntry e = device("DELL", "^MD3");
-        e.productBlacklist = *Regex::compile("Universal Xport");
+        e.productBlacklist = Regex::builtin("Universal Xport");
         add(e, rdacSettings(30));
     }
 

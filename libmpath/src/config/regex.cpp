@@ -1,14 +1,32 @@
 #include "mpath/config/regex.h"
 
 #include <algorithm>
+#include <mutex>
 #include <regex.h>
 #include <vector>
 
 namespace mpath::config {
 
+// The compiled expression, made once: at once by compile(), at the first
+// match for builtin(). ok is false when regcomp() failed (then there is
+// nothing to free, and the expression matches nothing).
 struct Regex::Compiled {
-    regex_t re{};
-    ~Compiled() { regfree(&re); }
+    mutable std::once_flag once;
+    mutable regex_t re{};
+    mutable bool ok{false};
+    ~Compiled() {
+        if (ok)
+            regfree(&re);
+    }
+    // regcomp()'s code, 0 when it compiled.
+    int make(const std::string &pattern) const {
+        int rc = 0;
+        std::call_once(once, [&] {
+            rc = regcomp(&re, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+            ok = rc == 0;
+        });
+        return rc;
+    }
 };
 
 namespace {
@@ -132,22 +150,29 @@ Result<Regex> Regex::compile(std::string_view pattern) {
     if (pattern.size() > kMaxLength || estimateCost(pattern) > kMaxCost)
         return Error{EINVAL, "too complex: nested or stacked repetitions"};
     auto compiled = std::make_shared<Compiled>();
-    int rc = regcomp(&compiled->re, r.pattern_.c_str(), REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
+    if (int rc = compiled->make(r.pattern_); rc != 0) {
         char buf[256];
         regerror(rc, &compiled->re, buf, sizeof(buf));
-        // regcomp() leaves nothing to free on failure; keep the destructor
-        // from calling regfree() on it.
-        compiled->re = regex_t{};
         return Error{EINVAL, buf};
     }
     r.compiled_ = std::move(compiled);
     return r;
 }
 
+Regex Regex::builtin(std::string_view pattern) {
+    Regex r;
+    r.pattern_ = std::string(pattern);
+    if (!pattern.empty())
+        r.compiled_ = std::make_shared<Compiled>();
+    return r;
+}
+
 bool Regex::matches(std::string_view text) const {
     if (!compiled_)
         return true;
+    compiled_->make(pattern_);
+    if (!compiled_->ok)
+        return false;
     std::string s(text);
     return regexec(&compiled_->re, s.c_str(), 0, nullptr, 0) == 0;
 }

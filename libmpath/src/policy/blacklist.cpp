@@ -115,7 +115,7 @@ BlacklistVerdict checkList(Rule rule, const std::vector<PatternRule> &blacklist,
 
 BlacklistPattern builtin(std::string_view pattern) {
     BlacklistPattern p;
-    p.regex = *Regex::compile(pattern);
+    p.regex = Regex::builtin(pattern);
     return p;
 }
 

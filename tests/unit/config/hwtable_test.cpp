@@ -22,8 +22,9 @@ TEST(Hwtable, HasAtLeastTwentyArrays) {
 
 TEST(Hwtable, EveryBuiltinEntryHasValidRegexes) {
     for (const auto &e : Hwtable::builtin().entries()) {
-        // An entry holds only patterns that compiled; compiling them again
-        // shows none is broken.
+        // The built-in patterns are compiled when first matched (a broken
+        // one would then match nothing, silently): compiling each now shows
+        // none is broken.
         for (const Regex *re : {&e.vendor, &e.product, &e.productBlacklist}) {
             auto again = Regex::compile(re->pattern());
             EXPECT_TRUE(again) << re->pattern() << ": " << (again ? "" : again.error().message);

@@ -1,8 +1,11 @@
 #include "mpath/config/regex.h"
 
+#include <atomic>
 #include <cerrno>
 #include <gtest/gtest.h>
 #include <regex.h>
+#include <thread>
+#include <vector>
 
 using namespace mpath::config;
 
@@ -30,6 +33,34 @@ TEST(ConfigRegex, MatchesUnanchoredLikeMultipathTools) {
     EXPECT_FALSE(Regex::compile("^sd")->matches("xsdy"));
     EXPECT_TRUE(Regex::compile("^(ram|loop)[0-9]*")->matches("loop7"));
     EXPECT_TRUE(Regex().matches("anything"));
+}
+
+TEST(ConfigRegex, ABuiltinPatternMatchesAsACompiledOneOnceFirstUsed) {
+    const Regex r = Regex::builtin("^(sd[a-z]|nvme[0-9])");
+    const Regex copy = r; // shares the expression, compiled or not
+    EXPECT_EQ(r, *Regex::compile("^(sd[a-z]|nvme[0-9])"));
+    EXPECT_TRUE(copy.matches("sdb"));
+    EXPECT_TRUE(r.matches("nvme0n1"));
+    EXPECT_FALSE(r.matches("dm-0"));
+    EXPECT_TRUE(Regex::builtin("").matches("anything"));
+    // A built-in pattern is the program's own and known to compile; were
+    // one broken, it would match nothing rather than everything.
+    EXPECT_FALSE(Regex::builtin("(").matches("("));
+}
+
+TEST(ConfigRegex, ThreadsMatchingABuiltinPatternFirstCompileItOnce) {
+    // Under ThreadSanitizer this is the race the lazy compile must not
+    // have: several threads match a pattern nobody matched before.
+    for (int round = 0; round < 20; ++round) {
+        const Regex r = Regex::builtin("^LIO-ORG|^SANBlaze");
+        std::vector<std::thread> threads;
+        std::atomic<int> hits{0};
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&r, &hits] { hits += r.matches("LIO-ORG") ? 1 : 0; });
+        for (auto &t : threads)
+            t.join();
+        EXPECT_EQ(hits.load(), 4);
+    }
 }
 
 TEST(ConfigRegex, ReportsCompileErrors) {

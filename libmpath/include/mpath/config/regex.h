@@ -22,6 +22,12 @@ public:
     /// \return the expression, or EINVAL with the compiler's message
     static Result<Regex> compile(std::string_view pattern);
 
+    /// A pattern of the program's own (the built-in hardware table and
+    /// blacklist), known to compile: it is compiled when it is first
+    /// matched, so a short-lived process (udev's helper) does not compile
+    /// the hundreds of patterns it never uses.
+    static Regex builtin(std::string_view pattern);
+
     /// True for a default-constructed expression (matches everything).
     bool empty() const { return pattern_.empty(); }
     const std::string &pattern() const { return pattern_; }
