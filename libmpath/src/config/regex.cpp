@@ -10,10 +10,33 @@ namespace mpath::config {
 // The compiled expression, made once: at once by compile(), at the first
 // match for builtin(). ok is false when regcomp() failed (then there is
 // nothing to free, and the expression matches nothing).
+//
+// A pattern with no special character but a leading '^' or a trailing
+// '$' ("NETAPP", "^DGC", most of the hardware table's vendors) is matched
+// as a string and never compiled: the same answers, without regcomp(),
+// which is most of what a short-lived process like udev's helper spends.
 struct Regex::Compiled {
+    bool literal{false};
+    bool atStart{false};
+    bool atEnd{false};
+    std::string text;
+
     mutable std::once_flag once;
     mutable regex_t re{};
     mutable bool ok{false};
+
+    explicit Compiled(std::string_view pattern) {
+        atStart = !pattern.empty() && pattern.front() == '^';
+        if (atStart)
+            pattern.remove_prefix(1);
+        atEnd = !pattern.empty() && pattern.back() == '$';
+        if (atEnd)
+            pattern.remove_suffix(1);
+        literal =
+            !pattern.empty() && pattern.find_first_of(".[]()*+?{}|^$\\") == std::string_view::npos;
+        if (literal)
+            text = std::string(pattern);
+    }
     ~Compiled() {
         if (ok)
             regfree(&re);
@@ -26,6 +49,15 @@ struct Regex::Compiled {
             ok = rc == 0;
         });
         return rc;
+    }
+    bool matches(std::string_view s) const {
+        if (atStart && atEnd)
+            return s == text;
+        if (atStart)
+            return s.starts_with(text);
+        if (atEnd)
+            return s.ends_with(text);
+        return s.find(text) != std::string_view::npos;
     }
 };
 
@@ -149,7 +181,11 @@ Result<Regex> Regex::compile(std::string_view pattern) {
         return r;
     if (pattern.size() > kMaxLength || estimateCost(pattern) > kMaxCost)
         return Error{EINVAL, "too complex: nested or stacked repetitions"};
-    auto compiled = std::make_shared<Compiled>();
+    auto compiled = std::make_shared<Compiled>(pattern);
+    if (compiled->literal) {
+        r.compiled_ = std::move(compiled);
+        return r;
+    }
     if (int rc = compiled->make(r.pattern_); rc != 0) {
         char buf[256];
         regerror(rc, &compiled->re, buf, sizeof(buf));
@@ -163,13 +199,15 @@ Regex Regex::builtin(std::string_view pattern) {
     Regex r;
     r.pattern_ = std::string(pattern);
     if (!pattern.empty())
-        r.compiled_ = std::make_shared<Compiled>();
+        r.compiled_ = std::make_shared<Compiled>(pattern);
     return r;
 }
 
 bool Regex::matches(std::string_view text) const {
     if (!compiled_)
         return true;
+    if (compiled_->literal)
+        return compiled_->matches(text);
     compiled_->make(pattern_);
     if (!compiled_->ok)
         return false;

@@ -48,6 +48,27 @@ TEST(ConfigRegex, ABuiltinPatternMatchesAsACompiledOneOnceFirstUsed) {
     EXPECT_FALSE(Regex::builtin("(").matches("("));
 }
 
+TEST(ConfigRegex, APatternWithoutSpecialCharactersMatchesAsRegexecWould) {
+    // Such patterns are matched as strings, never compiled: every answer
+    // must be regexec()'s.
+    const std::vector<std::string> patterns = {"NETAPP", "^DGC",  "LUN$", "^PURE$", "Vol 1",
+                                               "^",      "$",     "^$",   "a.b",    "^(HP|HPE)$",
+                                               "IBM",    "^IBM$", "-",    "_x_"};
+    const std::vector<std::string> texts = {"",    "NETAPP", "XNETAPPY", "DGC",   "ADGC",
+                                            "LUN", "LUNX",   "PURE",     "PUREX", "Vol 1",
+                                            "a-b", "HP",     "HPE",      "IBM",   "_x_"};
+    for (const auto &p : patterns) {
+        regex_t re;
+        ASSERT_EQ(regcomp(&re, p.c_str(), REG_EXTENDED | REG_NOSUB), 0) << p;
+        for (const auto &t : texts) {
+            const bool want = regexec(&re, t.c_str(), 0, nullptr, 0) == 0;
+            EXPECT_EQ(Regex::compile(p)->matches(t), want) << "'" << p << "' on '" << t << "'";
+            EXPECT_EQ(Regex::builtin(p).matches(t), want) << "'" << p << "' on '" << t << "'";
+        }
+        regfree(&re);
+    }
+}
+
 TEST(ConfigRegex, ThreadsMatchingABuiltinPatternFirstCompileItOnce) {
     // Under ThreadSanitizer this is the race the lazy compile must not
     // have: several threads match a pattern nobody matched before.
