@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mpath/config/config.h>
 #include <mpath/config/hwtable.h>
@@ -28,6 +29,12 @@ namespace mpathctl {
 namespace {
 
 namespace discovery = mpath::discovery;
+
+/// "mpathctl is-path" or "mpath-udev is-path": the program and command, for
+/// messages (both programs run this command).
+std::string who(const CLI::App *command) {
+    return command->get_parent()->get_name() + " " + command->get_name();
+}
 namespace policy = mpath::policy;
 using mpath::config::FindMultipaths;
 
@@ -56,7 +63,11 @@ public:
     properties(const std::string &kernelName) const override {
         if (fromEvent_ && kernelName == kernelName_)
             return event_;
-        return inner_.properties(kernelName);
+        // Each database read costs the device's sysfs walk again.
+        auto it = read_.find(kernelName);
+        if (it == read_.end())
+            it = read_.emplace(kernelName, inner_.properties(kernelName)).first;
+        return it->second;
     }
 
     /// A property of the device asked about, from the event or the
@@ -76,6 +87,7 @@ private:
     const discovery::UdevProperties &inner_;
     discovery::UdevPropertyMap event_;
     bool fromEvent_{false};
+    mutable std::map<std::string, mpath::Result<discovery::UdevPropertyMap>> read_;
 };
 
 /// Whether a multipath map for \p wwid is set up: some dm device's uuid is
@@ -164,7 +176,7 @@ int IsPathCommand::run() const {
     if (name.rfind("/dev/", 0) == 0)
         name = name.substr(5);
     if (name.empty() || name.find('/') != std::string::npos) {
-        std::cerr << "mpathctl is-path: '" << device_
+        std::cerr << who(command_) << ": '" << device_
                   << "' is not a block device name (sdb, /dev/sdb, nvme0n1)\n";
         return ExitUsage;
     }
@@ -184,7 +196,7 @@ int IsPathCommand::run() const {
     const std::string sysfsRoot = command_->count("--sysfs-root") ? sysfsRoot_ : "/sys";
     auto db = openUdevProperties(command_->count("--sysfs-root") ? std::optional(sysfsRoot_)
                                                                  : std::nullopt,
-                                 "mpathctl is-path");
+                                 who(command_).c_str());
     if (!db)
         return ExitFailure;
     EventProperties udev(name, *db);
@@ -210,7 +222,7 @@ int IsPathCommand::run() const {
     auto found = disc.discover(name, udev);
     if (!found) {
         if (found.code() == ENOENT && !export_) {
-            std::cerr << "mpathctl is-path: " << name << ": no such block device\n";
+            std::cerr << who(command_) << ": " << name << ": no such block device\n";
             return ExitFailure;
         }
         return done(D::NotMultipath, "cannot be described: " + found.error().message);
@@ -231,7 +243,7 @@ int IsPathCommand::run() const {
     in.wwid = path.wwid;
     const auto listed = mpath::state::WwidsFile(globals.wwidsFile.value).contains(path.wwid);
     if (!listed)
-        std::cerr << "mpathctl is-path: " << listed.error().message << "\n";
+        std::cerr << who(command_) << ": " << listed.error().message << "\n";
     in.knownWwid = (listed && *listed) || conf.multipathFor(path.wwid);
     in.mapExists = mapExists(sysfsRoot, path.wwid);
     if (cfg.hasErrors())

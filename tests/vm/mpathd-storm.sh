@@ -114,7 +114,7 @@ hang_off() {
 # even and the odd LUNs). A scsi_debug disk costs about 1.5 s of this
 # guest's time to appear (udev's events for it, under TCG), so 40 hung
 # paths is what fits the check's time. udev's full rules would add a
-# second a disk (mpathctl is-path alone reads every other disk), so these
+# second a disk (is-path alone reads every other disk), so these
 # disks get from a lab rule only what the project's rules would give
 # them: a WWID (their map's) and the claim. The daemon's part, the
 # subject here, is the same.

@@ -25,7 +25,7 @@ installkernel() {
 }
 
 install() {
-	inst_multiple mpathd mpathctl partx
+	inst_multiple mpathd mpathctl partx "$udevdir/mpath-udev"
 	inst_multiple -o kpartx /lib/udev/kpartx_id
 	inst_rules 56-dm-mpath.rules 60-multipath.rules 56-dm-parts.rules 60-kpartx.rules
 	inst_multiple -o /etc/multipath.conf /etc/multipath/wwids /etc/multipath/bindings

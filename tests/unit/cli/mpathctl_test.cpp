@@ -27,8 +27,8 @@ protected:
     /// Runs mpathctl with \p args (shell words, already quoted).
     Outcome run(const std::string &args, const std::string &env = "") {
         const auto errFile = dir_.path() / "stderr";
-        std::string cmd = (env.empty() ? "" : "env -u DEVNAME " + env + " ") +
-                          std::string(MPATHCTL) + " " + args + " 2>" + errFile.string();
+        std::string cmd = (env.empty() ? "" : "env -u DEVNAME " + env + " ") + program_ + " " +
+                          args + " 2>" + errFile.string();
         Outcome o;
         FILE *p = popen(cmd.c_str(), "r");
         if (!p)
@@ -42,6 +42,9 @@ protected:
         o.err = readFile(errFile);
         return o;
     }
+
+    /// The program run(): mpathctl, or the udev rules' helper.
+    std::string program_ = MPATHCTL;
 
     /// Runs mpathctl with \p env (VAR=value words) in its environment.
     Outcome runWith(const std::string &env, const std::string &args) { return run(args, env); }
@@ -629,6 +632,58 @@ TEST_F(IsPath, NamesADeviceThatIsNotThereOrNotADeviceName) {
     o = run("is-path");
     EXPECT_EQ(o.exit, 2);
     EXPECT_NE(o.err.find("device is required"), std::string::npos) << o.err;
+}
+
+TEST_F(IsPath, TheRulesHelperDecidesAsMpathctlDoes) {
+    // udev's rules run mpath-udev, an administrator mpathctl is-path: one
+    // code in two programs, the same answers.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {" find_multipaths strict\n", "sdb"},
+        {" find_multipaths strict\n", "--export sdd"},
+        {" find_multipaths on\n", "sdd"},
+        {" find_multipaths on\n", "--export sdf"},
+        {" find_multipaths smart\n", "--export --now 1000 sdf"},
+        {" find_multipaths on\n}\nblacklist {\n devnode \"^sdd$\"\n", "sdd"},
+        {" find_multipaths strict\n", "sdq"},
+    };
+    for (const auto &[conf, device] : cases) {
+        const std::string a = args(conf, device, {"36001405aaaa"});
+        program_ = MPATHCTL;
+        const Outcome ctl = run(a);
+        program_ = MPATH_UDEV;
+        const Outcome udev = run(a);
+        EXPECT_EQ(udev.exit, ctl.exit) << conf << device;
+        EXPECT_EQ(udev.out, ctl.out) << conf << device;
+    }
+    // It names itself in what it says.
+    program_ = MPATH_UDEV;
+    Outcome o = run(args(" find_multipaths strict\n", "sdq"));
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.err.find("mpath-udev is-path: sdq: no such block device"), std::string::npos)
+        << o.err;
+    o = run("is-ready no-such-map");
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_NE(o.out.find("no-such-map: not ready: "), std::string::npos) << o.out;
+    o = run("show maps");
+    EXPECT_EQ(o.exit, 2) << o.out;
+    EXPECT_NE(o.err.find("mpath-udev: "), std::string::npos) << o.err;
+}
+
+TEST(MpathUdev, LinksNeitherSdBusNorTheSharedCxxRuntime) {
+    // What keeps it cheap to start for every udev event (docs/boot.md):
+    // no libsystemd (and what it pulls in), no libstdc++ symbols for the
+    // dynamic loader to resolve.
+    FILE *p = popen(("readelf -d " + std::string(MPATH_UDEV)).c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+        out.append(buf, n);
+    ASSERT_EQ(pclose(p), 0) << out;
+    EXPECT_NE(out.find("[libudev.so"), std::string::npos) << out;
+    EXPECT_EQ(out.find("libsystemd"), std::string::npos) << out;
+    EXPECT_EQ(out.find("libstdc++"), std::string::npos) << out;
 }
 
 TEST_F(Mpathctl, IsReadyNamesAMapItCannotRead) {

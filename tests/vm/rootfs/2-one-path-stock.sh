@@ -62,7 +62,7 @@ cp /root/multipath.conf.saved /etc/multipath.conf
 modprobe -r scsi_debug || die "scsi_debug did not unload"
 
 dpkg --purge mpathd > "$RESULTS/purge.log" 2>&1 || die "purging mpathd failed: $(tail -n 5 "$RESULTS/purge.log")"
-for f in /usr/sbin/mpathd /usr/bin/mpathctl /lib/udev/rules.d/60-multipath.rules \
+for f in /usr/sbin/mpathd /usr/bin/mpathctl /lib/udev/mpath-udev /lib/udev/rules.d/60-multipath.rules \
 	/usr/share/initramfs-tools/hooks/mpathd /lib/systemd/system/mpathd.service /etc/mpathd; do
 	[ -e "$f" ] && die "$f is still there after the purge"
 done
