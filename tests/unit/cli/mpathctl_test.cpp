@@ -22,6 +22,22 @@ struct Outcome {
 
 using mpath_test::readFile;
 
+/// Runs shell command \p cmd: its standard output, and its exit status
+/// (-1 when it did not exit, or could not be started).
+Outcome shell(const std::string &cmd) {
+    Outcome o;
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p)
+        return o;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+        o.out.append(buf, n);
+    int status = pclose(p);
+    o.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return o;
+}
+
 class Mpathctl : public ::testing::Test {
 protected:
     /// Runs mpathctl with \p args (shell words, already quoted).
@@ -29,16 +45,7 @@ protected:
         const auto errFile = dir_.path() / "stderr";
         std::string cmd = (env.empty() ? "" : "env -u DEVNAME " + env + " ") + program_ + " " +
                           args + " 2>" + errFile.string();
-        Outcome o;
-        FILE *p = popen(cmd.c_str(), "r");
-        if (!p)
-            return o;
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-            o.out.append(buf, n);
-        int status = pclose(p);
-        o.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        Outcome o = shell(cmd);
         o.err = readFile(errFile);
         return o;
     }
@@ -673,14 +680,9 @@ TEST(MpathUdev, LinksNeitherSdBusNorTheSharedCxxRuntime) {
     // What keeps it cheap to start for every udev event (docs/boot.md):
     // no libsystemd (and what it pulls in), no libstdc++ symbols for the
     // dynamic loader to resolve.
-    FILE *p = popen(("readelf -d " + std::string(MPATH_UDEV)).c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-        out.append(buf, n);
-    ASSERT_EQ(pclose(p), 0) << out;
+    const Outcome readelf = shell("readelf -d " + std::string(MPATH_UDEV));
+    ASSERT_EQ(readelf.exit, 0) << readelf.out;
+    const std::string &out = readelf.out;
     EXPECT_NE(out.find("[libudev.so"), std::string::npos) << out;
     EXPECT_EQ(out.find("libsystemd"), std::string::npos) << out;
     EXPECT_EQ(out.find("libstdc++"), std::string::npos) << out;
