@@ -29,14 +29,14 @@ namespace mpathctl {
 namespace {
 
 namespace discovery = mpath::discovery;
+namespace policy = mpath::policy;
+using mpath::config::FindMultipaths;
 
 /// "mpathctl is-path" or "mpath-udev is-path": the program and command, for
 /// messages (both programs run this command).
 std::string who(const CLI::App *command) {
     return command->get_parent()->get_name() + " " + command->get_name();
 }
-namespace policy = mpath::policy;
-using mpath::config::FindMultipaths;
 
 /// The properties of the device udev is running us for come from our
 /// environment: on an "add" event the udev database has no entry for it

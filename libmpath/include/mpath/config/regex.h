@@ -25,7 +25,7 @@ public:
     /// A pattern of the program's own (the built-in hardware table and
     /// blacklist), known to compile: it is compiled when it is first
     /// matched, so a short-lived process (udev's helper) does not compile
-    /// the hundreds of patterns it never uses.
+    /// the dozens of patterns it never uses.
     static Regex builtin(std::string_view pattern);
 
     /// True for a default-constructed expression (matches everything).
