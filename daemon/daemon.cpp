@@ -33,7 +33,7 @@ Daemon::Daemon(Environment env)
       uevents_(std::make_unique<UeventSource>(*this)),
       stateFiles_(std::make_unique<StateFiles>(*this)) {
     statusWriter_ = env_.loop->addAfterDispatch([this] {
-        if (statusStale_)
+        if (statusStale_ && !statusPace_)
             writeStatus();
     });
 }
@@ -290,6 +290,14 @@ void Daemon::stop(std::function<void()> done) {
 
 void Daemon::writeStatus() {
     statusStale_ = false;
+    // Counting walks every map and path: during a burst of changes it is
+    // done at most once per kStatusPace, and at the end of the burst.
+    statusPace_ = env_.loop->addTimer(kStatusPace, [this] {
+        statusPace_.reset();
+        if (statusStale_)
+            writeStatus();
+    });
+    ++counters_.statusCounts;
     unsigned maps = 0, paths = 0;
     for (const auto &[wwid, rec] : state_.maps)
         maps += rec.live;
@@ -304,7 +312,8 @@ void Daemon::writeStatus() {
 }
 
 void Daemon::onSettled() {
-    writeStatus();
+    if (statusStale_)
+        writeStatus();
     if (!ready_) {
         ready_ = true;
         logNotice({}, "ready");

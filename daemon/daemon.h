@@ -101,6 +101,8 @@ struct Counters {
     unsigned messages{0};
     unsigned plans{0};            ///< reconcile passes
     uint64_t pathsPlanned{0};     ///< the paths those passes planned, summed
+    uint64_t mapsPassed{0};       ///< the maps those passes acted on or let go, summed
+    unsigned statusCounts{0};     ///< times the status line's maps and paths were counted
     unsigned checks{0};           ///< path checks answered
     unsigned checksNotStarted{0}; ///< path checks that waited past their timeout for a worker
 };
@@ -183,8 +185,9 @@ public:
     std::string wwidsFile() const;
 
     /// The status line for systemd ("N maps, M paths") is counted again
-    /// once the callback that changed the maps has run, and sent when it
-    /// reads differently.
+    /// once the callback that changed the maps has run (during a burst, at
+    /// most once per kStatusPace, and when the daemon settles), and sent
+    /// when it reads differently.
     void publishStatus() { statusStale_ = true; }
     /// Called by the reconciler when a plan has been carried out.
     void onSettled();
@@ -226,8 +229,10 @@ private:
     std::unique_ptr<MapPolicies> policies_;
     std::unique_ptr<UeventSource> uevents_;
     std::unique_ptr<StateFiles> stateFiles_;
+    static constexpr std::chrono::milliseconds kStatusPace{500};
     bool statusStale_{false};
-    std::string status_; ///< the status line last sent
+    mpath::sys::EventLoop::SourcePtr statusPace_; ///< no count before it fires
+    std::string status_;                          ///< the status line last sent
     mpath::sys::EventLoop::SourcePtr statusWriter_;
 };
 

@@ -156,7 +156,13 @@ void Reconciler::park(MapRecord &rec, mpath::dm::UdevCookie cookie) {
         return;
     }
     rec.udevCookie = cookie;
-    parked_[rec.wwid] = cookie;
+    // An entry left by a map of this WWID that was forgotten while parked:
+    // its cookie is released now, as nothing else would.
+    if (auto [it, added] = parked_.try_emplace(rec.wwid, cookie); !added) {
+        if (it->second != cookie)
+            daemon_.dmOps().releaseCookie(rec.wwid, it->second, true);
+        it->second = cookie;
+    }
     const std::string wwid = rec.wwid;
     rec.udevTimer = daemon_.loop().addTimer(kUdevWait, [this, wwid] {
         auto &maps = daemon_.mutableState().maps;
@@ -202,18 +208,20 @@ void Reconciler::udevEvent(const std::string &wwid, uint32_t cookie) {
 }
 
 bool Reconciler::anyParked() const {
+    // Asked at every end of a change, so it looks at the first entry only:
+    // a map still parked there answers. An entry of a map forgotten while
+    // parked is dropped, and its cookie released, when it comes first;
+    // that is at the latest when the maps parked before it are done.
     const auto &maps = daemon_.state().maps;
-    for (auto it = parked_.begin(); it != parked_.end();) {
+    while (!parked_.empty()) {
+        auto it = parked_.begin();
         auto rec = maps.find(it->first);
-        if (rec != maps.end() && rec->second.udevCookie == it->second) {
-            ++it;
-            continue;
-        }
-        // Forgotten while parked: nobody else releases its cookie.
+        if (rec != maps.end() && rec->second.udevCookie == it->second)
+            return true;
         daemon_.dmOps().releaseCookie(it->first, it->second, true);
-        it = parked_.erase(it);
+        parked_.erase(it);
     }
-    return !parked_.empty();
+    return false;
 }
 
 bool Reconciler::filesBusy() const {
@@ -277,6 +285,7 @@ void Reconciler::adopt(std::function<void()> whenDone) {
                 rec.wwid = wwid;
                 rec.name = d.name;
                 rec.live = true;
+                daemon_.publishStatus();
                 rec.target = d.targetType;
                 rec.devt = d.devt;
                 rec.suspended = d.suspended;
@@ -372,10 +381,17 @@ void Reconciler::pass() {
     // bindings file holds it (a map is bound before it is made, and the
     // file as known here holds every binding made).
     if (!all)
-        for (const auto &[wwid, rec] : state.maps)
-            if (!rec.live && !only.count(wwid) && rec.planned &&
-                !rec.planned->name.newAlias.empty() && !input.bindings.aliasFor(wwid))
-                (void)input.bindings.add(rec.planned->name.newAlias, wwid);
+        for (auto it = newAliases_.begin(); it != newAliases_.end();) {
+            auto map = state.maps.find(*it);
+            if (map == state.maps.end() || map->second.live || !map->second.planned ||
+                map->second.planned->name.newAlias.empty()) {
+                it = newAliases_.erase(it); // made or forgotten since
+                continue;
+            }
+            if (!only.count(*it) && !input.bindings.aliasFor(*it))
+                (void)input.bindings.add(map->second.planned->name.newAlias, *it);
+            ++it;
+        }
 
     mpath::policy::Plan plan = mpath::policy::plan(daemon_.config(), input);
     ++daemon_.mutableCounters().plans;
@@ -413,13 +429,16 @@ void Reconciler::pass() {
             }
         keepTarget(rec, pm);
         rec.planned = std::move(pm);
+        if (!rec.live && !rec.planned->name.newAlias.empty())
+            newAliases_.insert(wwid);
     }
     // Which map each path is in now (the paths that left a map planned
     // here, or joined one, are checked or no longer).
     std::set<std::string> moved;
+    std::map<std::string, std::string> left; // the map each moved path left
     auto leave = [&](const std::string &name, PathRecord &p) {
         if (!p.mapWwid.empty() && inPass(p.mapWwid)) {
-            p.mapWwid.clear();
+            left.emplace(name, std::exchange(p.mapWwid, {}));
             moved.insert(name);
         }
     };
@@ -447,18 +466,42 @@ void Reconciler::pass() {
                     moved.insert(p.kernelName);
                 }
     }
+    // The status line counts the paths in maps: counted again only when
+    // one joined or left a map, not when it was planned into its own again.
+    for (const auto &name : moved) {
+        auto it = state.paths.find(name);
+        auto was = left.find(name);
+        if (it != state.paths.end() &&
+            it->second.mapWwid != (was == left.end() ? std::string() : was->second)) {
+            daemon_.publishStatus();
+            break;
+        }
+    }
     // An administrator's no_path_retry, or a new configuration's, takes
     // effect on a running outage at once.
     for (const auto &wwid : retryChanged)
         daemon_.policies().update(wwid);
     std::vector<std::string> forget;
-    for (auto &[wwid, rec] : state.maps) {
+    // The maps of this pass: those planned and those that were to be.
+    std::vector<decltype(state.maps)::iterator> ours;
+    if (all) {
+        for (auto it = state.maps.begin(); it != state.maps.end(); ++it)
+            ours.push_back(it);
+    } else {
+        std::set<std::string> wwids = planned;
+        wwids.insert(only.begin(), only.end());
+        for (const auto &wwid : wwids)
+            if (auto it = state.maps.find(wwid); it != state.maps.end())
+                ours.push_back(it);
+    }
+    daemon_.mutableCounters().mapsPassed += ours.size();
+    for (auto map : ours) {
+        const std::string &wwid = map->first;
+        MapRecord &rec = map->second;
         if (planned.count(wwid)) {
             act(rec);
             continue;
         }
-        if (!inPass(wwid))
-            continue; // not planned again: its plan stands
         rec.planned.reset();
         if (rec.busy || rec.parked()) {
             // A change still runs: what is left of the map is decided when
@@ -863,6 +906,7 @@ void Reconciler::adoptAfterCreate(const std::string &wwid, const std::string &na
         }
         MapRecord &rec = it->second;
         rec.live = true;
+        daemon_.publishStatus();
         rec.liveMap = live->map;
         rec.liveStatus = live->status;
         rec.target = live->map.target;

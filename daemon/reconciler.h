@@ -83,8 +83,9 @@ public:
 private:
     /// A write of the wwids or bindings file is under way.
     bool filesBusy() const;
-    /// A map waits for the uevent of its last change. Releases the cookies
-    /// of parked maps that were forgotten.
+    /// A map waits for the uevent of its last change. Releases the cookie
+    /// of a map forgotten while parked once the maps parked before it are
+    /// done.
     bool anyParked() const;
     /// \a rec's change went to the kernel with \a cookie: it waits for its
     /// uevent.
@@ -160,6 +161,10 @@ private:
     /// (flushed, removed behind the daemon's back) has its cookie released
     /// from here.
     mutable std::map<std::string, mpath::dm::UdevCookie> parked_;
+    /// The maps not made yet whose plans bind a new alias: the other maps'
+    /// passes keep off it. Entries of maps made or forgotten since go when
+    /// a pass meets them.
+    std::set<std::string> newAliases_;
     std::chrono::steady_clock::time_point waitingSince_{};
 };
 

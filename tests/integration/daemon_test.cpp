@@ -258,9 +258,16 @@ TEST(Daemon, PathsThatKeepComingArePlannedAtAPaceAndTheFirstMapsAreNotHeldBack) 
 
 namespace {
 
-/// The paths one change uevent of one path has planned, with \a maps maps
-/// of 4 paths assembled.
-uint64_t pathsPlannedForOneEvent(unsigned maps) {
+/// What one change uevent of one path cost the daemon.
+struct EventWork {
+    uint64_t paths;        ///< the paths planned
+    uint64_t maps;         ///< the maps acted on
+    unsigned statusCounts; ///< countings of every map and path for the status line
+};
+
+/// The work of one change uevent of one path that changes nothing, with
+/// \a maps maps of 4 paths assembled.
+EventWork workOfOneEvent(unsigned maps) {
     DaemonHarness h;
     h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");
     auto name = [](unsigned i) {
@@ -277,22 +284,62 @@ uint64_t pathsPlannedForOneEvent(unsigned maps) {
     h.start();
     h.settle();
     EXPECT_EQ(h.count("create "), maps);
-    const uint64_t before = h.daemon().counters().pathsPlanned;
+    const mpathd::Counters before = h.daemon().counters();
     h.inject("change", name(maps + 1)); // map 1's path on host 1
     h.settle();
     EXPECT_EQ(h.count("reload "), 0u) << "nothing changed";
-    return h.daemon().counters().pathsPlanned - before;
+    const mpathd::Counters &after = h.daemon().counters();
+    return {after.pathsPlanned - before.pathsPlanned, after.mapsPassed - before.mapsPassed,
+            after.statusCounts - before.statusCounts};
 }
 
 } // namespace
 
 TEST(Daemon, OnePathsEventPlansItsOwnMapWhateverTheNumberOfMaps) {
-    // A pass plans the WWIDs whose paths changed: the work of one event is
-    // the same with 8 maps as with 64, not a pass over every path.
-    const uint64_t few = pathsPlannedForOneEvent(8);
-    const uint64_t many = pathsPlannedForOneEvent(64);
-    EXPECT_EQ(few, 4u) << "the event planned paths of other maps";
-    EXPECT_EQ(many, few);
+    // A pass plans the WWIDs whose paths changed, acts on their maps only,
+    // and counts the status line again only when a map or a path in one
+    // came or went: the work of one event is the same with 8 maps as with
+    // 64, not a walk over every map or path.
+    const EventWork few = workOfOneEvent(8);
+    const EventWork many = workOfOneEvent(64);
+    EXPECT_EQ(few.paths, 4u) << "the event planned paths of other maps";
+    EXPECT_EQ(many.paths, few.paths);
+    EXPECT_EQ(few.maps, 1u) << "the pass acted on other maps";
+    EXPECT_EQ(many.maps, few.maps);
+    EXPECT_EQ(many.statusCounts, 0u) << "nothing came or went, yet the status line was counted";
+}
+
+TEST(Daemon, ABurstOfReloadsCountsTheStatusLineAFewTimesNotOncePerMap) {
+    // Each map's reload ends on its own; counting every map and path after
+    // each would make a burst cost the square of the number of maps.
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");
+    const unsigned maps = 32;
+    for (unsigned i = 0; i < maps * 2; ++i) {
+        char wwid[32];
+        snprintf(wwid, sizeof(wwid), "36001405%08x", i % maps);
+        h.addDisk("sd" + std::string(1, char('a' + i / 26)) + char('a' + i % 26), 16 * (i + 1),
+                  i / maps, wwid);
+    }
+    h.start();
+    h.settle();
+    ASSERT_EQ(h.count("create "), maps);
+    EXPECT_TRUE(contains(h.notes(), "STATUS=32 maps, 64 paths"));
+    // A third path for every map, in one burst: 32 reloads.
+    h.clearCalls();
+    const unsigned before = h.daemon().counters().statusCounts;
+    for (unsigned i = 0; i < maps; ++i) {
+        char wwid[32];
+        snprintf(wwid, sizeof(wwid), "36001405%08x", i);
+        h.addDisk("sdz" + std::string(1, char('a' + i / 26)) + char('a' + i % 26),
+                  16 * (maps * 2 + i + 1), 2, wwid);
+        h.inject("add", "sdz" + std::string(1, char('a' + i / 26)) + char('a' + i % 26));
+    }
+    h.settle();
+    EXPECT_EQ(h.count("reload "), maps);
+    const unsigned counts = h.daemon().counters().statusCounts - before;
+    EXPECT_LE(counts, 4u) << "32 reloads counted the status line " << counts << " times";
+    EXPECT_TRUE(contains(h.notes(), "STATUS=32 maps, 96 paths")) << "the last count is sent";
 }
 
 TEST(Daemon, APathWhoseWwidChangesLeavesItsMapAndJoinsTheOther) {
