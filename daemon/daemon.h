@@ -103,6 +103,8 @@ struct Counters {
     uint64_t pathsPlanned{0};     ///< the paths those passes planned, summed
     uint64_t mapsPassed{0};       ///< the maps those passes acted on or let go, summed
     unsigned statusCounts{0};     ///< times the status line's maps and paths were counted
+    unsigned wwidsWrites{0};      ///< changes of the wwids file asked of its lane
+    unsigned bindingsWrites{0};   ///< changes of the bindings file asked of its lane
     unsigned checks{0};           ///< path checks answered
     unsigned checksNotStarted{0}; ///< path checks that waited past their timeout for a worker
 };

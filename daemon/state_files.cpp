@@ -4,10 +4,12 @@
 #include "log.h"
 #include "reconciler.h"
 
+#include <algorithm>
 #include <mpath/state/bindings_file.h>
 #include <mpath/state/wwids_file.h>
 #include <mpath/sys/file.h>
 #include <mpath/sys/unique_fd.h>
+#include <optional>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -152,51 +154,109 @@ void StateFiles::addWwid(const std::string &wwid, const std::string &name) {
     if (wwids_.count(wwid))
         return;
     wwids_.insert(wwid); // the next plan knows it already
+    wwidsToAdd_.emplace_back(wwid, name);
+    if (!addingWwids_)
+        writeWwids();
+}
+
+void StateFiles::writeWwids() {
+    // Every WWID asked for while the last write ran goes in one write:
+    // a burst of new maps rewrites the file a few times, not once each.
+    addingWwids_ = true;
+    ++daemon_.mutableCounters().wwidsWrites;
+    auto batch = std::make_shared<std::vector<std::pair<std::string, std::string>>>(
+        std::exchange(wwidsToAdd_, {}));
+    std::vector<std::string> wwids;
+    for (const auto &[wwid, name] : *batch)
+        wwids.push_back(wwid);
     const std::string path = daemon_.wwidsFile();
-    run<bool>(
-        [path, wwid]() -> Result<bool> {
-            return mpath::state::WwidsFile(path).add(wwid, kLockWait);
+    run<std::vector<std::string>>(
+        [path, wwids = std::move(wwids)]() -> Result<std::vector<std::string>> {
+            return mpath::state::WwidsFile(path).addAll(wwids, kLockWait);
         },
-        [this, name, wwid](Result<bool> r) {
+        [this, batch](Result<std::vector<std::string>> r) {
             // Tools that keep off path devices (LVM, systemd, UDisks) read
             // this file: say so when it could not be changed, and try again
             // at the map's next read.
-            if (!r) {
-                logWarning(aboutMap(name, wwid), r.error().message);
+            for (const auto &[wwid, name] : *batch) {
+                if (r && std::find(r->begin(), r->end(), wwid) == r->end())
+                    continue;
+                logWarning(aboutMap(name, wwid),
+                           r ? "'" + wwid + "' cannot be a WWID in " + daemon_.wwidsFile()
+                             : r.error().message);
                 wwids_.erase(wwid);
             }
+            addingWwids_ = false;
+            if (!wwidsToAdd_.empty())
+                writeWwids();
         });
 }
 
 void StateFiles::bind(const std::string &wwid, const std::string &alias,
                       std::function<void(Result<void>)> done) {
+    binds_.push_back({wwid, alias, std::move(done)});
+    if (!binding_)
+        writeBindings();
+}
+
+void StateFiles::writeBindings() {
+    // As for the wwids file: the bindings asked for while the last write
+    // ran go in one write. Each keeps its own outcome.
+    binding_ = true;
+    ++daemon_.mutableCounters().bindingsWrites;
+    auto batch = std::make_shared<std::vector<BindRequest>>(std::exchange(binds_, {}));
+    std::vector<std::pair<std::string, std::string>> wanted; // wwid, alias
+    for (const auto &b : *batch)
+        wanted.emplace_back(b.wwid, b.alias);
     const std::string path = daemon_.bindingsFile();
-    run<bool>(
-        [path, wwid, alias]() -> Result<bool> {
+    using Outcomes = std::vector<std::optional<Error>>;
+    run<Outcomes>(
+        [path, wanted = std::move(wanted)]() -> Result<Outcomes> {
+            Outcomes outcomes(wanted.size());
             auto r = mpath::state::BindingsFile(path).update(
                 [&](mpath::state::Bindings &b) -> Result<bool> {
-                    if (auto bound = b.aliasFor(wwid); bound && *bound == alias)
-                        return false;
-                    (void)b.remove(wwid); // a binding the configuration took from it
-                    if (!alias.empty())
-                        if (auto added = b.add(alias, wwid); !added)
-                            return added.error();
-                    return true;
+                    bool changed = false;
+                    for (size_t i = 0; i < wanted.size(); ++i) {
+                        const auto &[wwid, alias] = wanted[i];
+                        const auto bound = b.aliasFor(wwid);
+                        if (bound && *bound == alias)
+                            continue;
+                        (void)b.remove(wwid); // a binding the configuration took from it
+                        if (!alias.empty())
+                            if (auto added = b.add(alias, wwid); !added) {
+                                outcomes[i] = added.error();
+                                if (bound)
+                                    (void)b.add(*bound, wwid); // as it was
+                                continue;
+                            }
+                        changed = true;
+                    }
+                    return changed;
                 },
                 kLockWait);
             if (!r)
                 return r.error();
-            return true;
+            return outcomes;
         },
-        [this, wwid, alias, done = std::move(done)](Result<bool> r) {
-            if (r) {
-                (void)bindings_.remove(wwid);
-                if (!alias.empty())
-                    (void)bindings_.add(alias, wwid);
-                done(mpath::ok());
-                return;
+        [this, batch](Result<Outcomes> r) {
+            for (size_t i = 0; i < batch->size(); ++i) {
+                BindRequest &b = (*batch)[i];
+                if (!r) {
+                    b.done(r.error());
+                    continue;
+                }
+                if ((*r)[i]) {
+                    b.done(*(*r)[i]);
+                    continue;
+                }
+                (void)bindings_.remove(b.wwid);
+                if (!b.alias.empty())
+                    (void)bindings_.add(b.alias, b.wwid);
+                b.done(mpath::ok());
             }
-            done(r.error());
+            binding_ = false;
+            if (!binds_.empty())
+                writeBindings();
         });
 }
 

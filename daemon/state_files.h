@@ -69,6 +69,16 @@ private:
     void idle();
     void reread();
     void onWatch();
+    /// Writes the WWIDs asked for since the last write, in one change.
+    void writeWwids();
+    /// Writes the bindings asked for since the last write, in one change.
+    void writeBindings();
+
+    struct BindRequest {
+        std::string wwid;
+        std::string alias;
+        std::function<void(mpath::Result<void>)> done;
+    };
 
     Daemon &daemon_;
     std::unique_ptr<mpath::sys::Executor> lane_;
@@ -78,6 +88,10 @@ private:
     bool readAgain_{false};
     std::vector<std::function<void()>> readyCallbacks_;
     std::set<std::string> wwids_;
+    std::vector<std::pair<std::string, std::string>> wwidsToAdd_; ///< wwid, map name
+    bool addingWwids_{false};
+    std::vector<BindRequest> binds_; ///< waiting for the write under way
+    bool binding_{false};
     mpath::state::Bindings bindings_;
     int watchFd_{-1};
     std::string watched_; ///< the files whose folders watchFd_ watches

@@ -1120,6 +1120,47 @@ TEST(Daemon, CreatedMapsAreInTheWwidsFileAndFriendlyNamesInTheBindings) {
     EXPECT_EQ(b->aliasFor("36001405bbbb"), "mpathb");
 }
 
+TEST(Daemon, ABurstOfNewMapsWritesTheWwidsAndBindingsFilesAFewTimesNotOncePerMap) {
+    // Each write reads and replaces the whole file: once per map, 4,096
+    // new maps cost minutes. What is asked while one write runs goes in
+    // the next.
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n user_friendly_names yes\n dm_target multipath\n"
+             "}\n");
+    const unsigned maps = 32;
+    std::vector<std::string> wwids;
+    for (unsigned i = 0; i < maps * 2; ++i) {
+        char wwid[32];
+        snprintf(wwid, sizeof(wwid), "36001405%08x", i % maps);
+        if (i < maps)
+            wwids.push_back(wwid);
+        h.addDisk("sd" + std::string(1, char('a' + i / 26)) + char('a' + i % 26), 16 * (i + 1),
+                  i / maps, wwid);
+    }
+    h.start();
+    h.settle();
+    ASSERT_EQ(h.count("create "), maps);
+    const auto &c = h.daemon().counters();
+    EXPECT_LE(c.wwidsWrites, 4u) << "the wwids file was written " << c.wwidsWrites << " times";
+    EXPECT_LE(c.bindingsWrites, 4u)
+        << "the bindings file was written " << c.bindingsWrites << " times";
+    auto listed = mpath::state::WwidsFile(h.root() + "/etc/multipath/wwids").load();
+    ASSERT_TRUE(listed);
+    EXPECT_EQ(std::set<std::string>(listed->begin(), listed->end()),
+              std::set<std::string>(wwids.begin(), wwids.end()));
+    auto b = mpath::state::BindingsFile(h.root() + "/etc/multipath/bindings").load();
+    ASSERT_TRUE(b);
+    std::set<std::string> aliases;
+    for (const auto &wwid : wwids) {
+        auto alias = b->aliasFor(wwid);
+        ASSERT_TRUE(alias) << wwid << " is not bound";
+        EXPECT_TRUE(h.called("create " + *alias))
+            << wwid << " is bound to " << *alias << ", yet no map was made by that name";
+        aliases.insert(*alias);
+    }
+    EXPECT_EQ(aliases.size(), maps) << "an alias was handed out twice";
+}
+
 TEST(Daemon, StoppingTurnsQueueingOffWithoutQueueWithoutDaemon) {
     DaemonHarness h;
     h.config("defaults {\n find_multipaths on\n no_path_retry queue\n dm_target multipath\n}\n");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 
 namespace mpath::state {
 
@@ -88,6 +89,29 @@ Result<bool> WwidsFile::add(std::string_view wwid, std::chrono::milliseconds wai
             return true;
         },
         wait);
+}
+
+Result<std::vector<std::string>> WwidsFile::addAll(const std::vector<std::string> &wwids,
+                                                   std::chrono::milliseconds wait) {
+    std::vector<std::string> refused;
+    std::vector<std::string> wanted;
+    for (const auto &wwid : wwids)
+        (validWwid(wwid, '/') ? wanted : refused).push_back(wwid);
+    if (wanted.empty())
+        return refused;
+    auto r = edit(
+        [&](std::vector<std::string> &listed) {
+            std::set<std::string> have(listed.begin(), listed.end());
+            const size_t before = listed.size();
+            for (const auto &wwid : wanted)
+                if (have.insert(wwid).second)
+                    listed.push_back(wwid);
+            return listed.size() != before;
+        },
+        wait);
+    if (!r)
+        return r.error();
+    return refused;
 }
 
 Result<bool> WwidsFile::remove(std::string_view wwid, std::chrono::milliseconds wait) {

@@ -112,6 +112,26 @@ TEST_F(WwidsFileTest, AddRejectsUnwritableWwids) {
     EXPECT_FALSE(fs::exists(path_));
 }
 
+TEST_F(WwidsFileTest, AddAllListsTheNewOnesInOrderAndNamesThoseItRefused) {
+    write(kMultipathToolsFile);
+    WwidsFile f(path_);
+    auto refused = f.addAll({"36001405abcdef0123456789abcdef012", "w2", "a/b", "w1", "w2"});
+    ASSERT_TRUE(refused) << refused.error().message;
+    EXPECT_EQ(*refused, (std::vector<std::string>{"a/b"}));
+    auto wwids = f.load();
+    ASSERT_TRUE(wwids) << wwids.error().message;
+    EXPECT_EQ(*wwids, (std::vector<std::string>{"3600a098038303053453f463045727a47",
+                                                "36001405abcdef0123456789abcdef012", "w2", "w1"}));
+}
+
+TEST_F(WwidsFileTest, AddAllOfOnlyRefusedWwidsLeavesNoFile) {
+    WwidsFile f(path_);
+    auto refused = f.addAll({"", " ab"});
+    ASSERT_TRUE(refused) << refused.error().message;
+    EXPECT_EQ(refused->size(), 2u);
+    EXPECT_FALSE(fs::exists(path_));
+}
+
 TEST_F(WwidsFileTest, RemoveKeepsTheOthers) {
     write(kMultipathToolsFile);
     WwidsFile f(path_);

@@ -43,6 +43,13 @@ public:
     ///         blanks around it
     Result<bool> add(std::string_view wwid, std::chrono::milliseconds wait = {});
 
+    /// Lists each of \a wwids that is not listed yet, with one change of
+    /// the file. \return the WWIDs refused as add() would refuse them
+    ///         (they are left out; the others are listed), or the file's
+    ///         error (nothing is listed)
+    Result<std::vector<std::string>> addAll(const std::vector<std::string> &wwids,
+                                            std::chrono::milliseconds wait = {});
+
     /// Unlists \a wwid. \return true when removed, false when it was not
     ///         listed
     Result<bool> remove(std::string_view wwid, std::chrono::milliseconds wait = {});
