@@ -68,8 +68,10 @@ void run(unsigned paths) {
     mpathd_test::DaemonHarness h;
     mpathd::Log::setup(mpathd::Level::Warning);
     // Checks far apart: the events' cost is what is measured, not checks.
+    // Friendly names on (as mpathconf sets them): the bindings file is
+    // written for each new map and handed to each plan.
     h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n"
-             " polling_interval 3600\n max_polling_interval 3600\n}\n");
+             " polling_interval 3600\n max_polling_interval 3600\n user_friendly_names yes\n}\n");
     // Disk i is map i % maps's path on host i / maps: a host's disks are a
     // block of names, as a scan makes them.
     for (unsigned i = 0; i < paths; ++i)

@@ -42,7 +42,7 @@ BindingsParseResult Bindings::parse(std::string_view text, const std::string &fi
             return err("alias '" + alias + "' is already bound to " + *other + "; line ignored");
         if (auto other = r.bindings.aliasFor(wwid))
             return err("wwid " + wwid + " is already bound to '" + *other + "'; line ignored");
-        r.bindings.entries_.push_back({std::move(alias), std::move(wwid)});
+        r.bindings.own().push_back({std::move(alias), std::move(wwid)});
     });
     return r;
 }
@@ -56,20 +56,20 @@ std::string Bindings::serialize() const {
                     "# Format:\n"
                     "# alias wwid\n"
                     "#\n";
-    for (const auto &b : entries_)
+    for (const auto &b : entries())
         s += b.alias + " " + b.wwid + "\n";
     return s;
 }
 
 std::optional<std::string> Bindings::aliasFor(std::string_view wwid) const {
-    for (const auto &b : entries_)
+    for (const auto &b : entries())
         if (b.wwid == wwid)
             return b.alias;
     return std::nullopt;
 }
 
 std::optional<std::string> Bindings::wwidFor(std::string_view alias) const {
-    for (const auto &b : entries_)
+    for (const auto &b : entries())
         if (b.alias == alias)
             return b.wwid;
     return std::nullopt;
@@ -105,7 +105,7 @@ std::optional<unsigned> Bindings::aliasIndex(std::string_view prefix, std::strin
 std::string Bindings::nextFreeAlias(std::string_view prefix,
                                     const std::vector<std::string> &reserved) const {
     std::set<unsigned> used;
-    for (const auto &b : entries_)
+    for (const auto &b : entries())
         if (auto i = aliasIndex(prefix, b.alias))
             used.insert(*i);
     for (const auto &a : reserved)
@@ -129,17 +129,33 @@ Result<void> Bindings::add(std::string alias, std::string wwid) {
         return Error{EEXIST, "alias '" + alias + "' is bound to " + *other};
     if (auto other = aliasFor(wwid))
         return Error{EEXIST, "wwid " + wwid + " is bound to '" + *other + "'"};
-    entries_.push_back({std::move(alias), std::move(wwid)});
+    own().push_back({std::move(alias), std::move(wwid)});
     return ok();
 }
 
 Result<void> Bindings::remove(std::string_view wwid) {
-    auto it = std::find_if(entries_.begin(), entries_.end(),
-                           [&](const Binding &b) { return b.wwid == wwid; });
-    if (it == entries_.end())
+    const auto &all = entries();
+    auto at =
+        std::find_if(all.begin(), all.end(), [&](const Binding &b) { return b.wwid == wwid; });
+    if (at == all.end())
         return Error{ENOENT, "wwid " + std::string(wwid) + " is not bound"};
-    entries_.erase(it);
+    const auto index = at - all.begin();
+    auto &mine = own();
+    mine.erase(mine.begin() + index);
     return ok();
+}
+
+const std::vector<Binding> &Bindings::entries() const {
+    static const std::vector<Binding> none;
+    return entries_ ? *entries_ : none;
+}
+
+std::vector<Binding> &Bindings::own() {
+    if (!entries_)
+        entries_ = std::make_shared<std::vector<Binding>>();
+    else if (entries_.use_count() > 1)
+        entries_ = std::make_shared<std::vector<Binding>>(*entries_);
+    return *entries_;
 }
 
 } // namespace mpath::state

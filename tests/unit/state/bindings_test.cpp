@@ -190,6 +190,23 @@ TEST(Bindings, SerializesWithTheMultipathToolsHeaderAndRoundTrips) {
     EXPECT_EQ(r.bindings, b);
 }
 
+TEST(Bindings, ACopyChangesAloneWhetherItOrTheOriginalIsChanged) {
+    // Copies share their entries until one changes (a plan gets a copy).
+    Bindings a;
+    ASSERT_TRUE(a.add("mpatha", "36001"));
+    Bindings b = a;
+    ASSERT_TRUE(b.add("mpathb", "36002"));
+    ASSERT_TRUE(a.remove("36001"));
+    EXPECT_EQ(a.entries(), std::vector<Binding>{});
+    EXPECT_EQ(b.entries(), (std::vector<Binding>{{"mpatha", "36001"}, {"mpathb", "36002"}}));
+    Bindings c = b;
+    EXPECT_EQ(c, b);
+    ASSERT_TRUE(c.remove("36002"));
+    EXPECT_NE(c, b);
+    EXPECT_EQ(b.aliasFor("36002"), "mpathb");
+    EXPECT_EQ(Bindings{}, a) << "an emptied one equals one never filled";
+}
+
 // ---------------------------------------------------------------------------
 // The file on disk
 // ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "mpath/config/config.h"
 #include "mpath/error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,7 +30,8 @@ struct BindingsParseResult;
 /// WWID appears at most once. Aliases are a prefix and a letter sequence:
 /// mpatha ... mpathz, mpathaa ... mpathaz, mpathba ...
 ///
-/// A value type; BindingsFile reads and writes it safely.
+/// A value type (copies share their entries until one changes);
+/// BindingsFile reads and writes it safely.
 class Bindings {
 public:
     /// Parse the text of a bindings file. A malformed line, a second line
@@ -41,7 +43,7 @@ public:
     /// binding in the order they were added.
     std::string serialize() const;
 
-    const std::vector<Binding> &entries() const { return entries_; }
+    const std::vector<Binding> &entries() const;
 
     std::optional<std::string> aliasFor(std::string_view wwid) const;
     std::optional<std::string> wwidFor(std::string_view alias) const;
@@ -67,10 +69,16 @@ public:
     /// followed by lowercase letters.
     static std::optional<unsigned> aliasIndex(std::string_view prefix, std::string_view alias);
 
-    bool operator==(const Bindings &) const = default;
+    bool operator==(const Bindings &other) const { return entries() == other.entries(); }
 
 private:
-    std::vector<Binding> entries_;
+    /// The entries to change: copied first when another Bindings shares
+    /// them.
+    std::vector<Binding> &own();
+
+    // Shared by copies until one changes: a plan is handed the bindings of
+    // every map, and copying them would cost each event the number of maps.
+    std::shared_ptr<std::vector<Binding>> entries_;
 };
 
 struct BindingsParseResult {
