@@ -209,6 +209,9 @@ public:
         ASSERT_TRUE(r) << r.error().message;
     }
 
+    /// The daemon goes away, and with it what it holds; the fakes stay.
+    void dropDaemon() { daemon_.reset(); }
+
     /// The daemon goes away (as with kill -9) and a new one starts over the
     /// same device-mapper, udev and files.
     void restart() {
