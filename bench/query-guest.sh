@@ -12,7 +12,11 @@
 # 256 maps x 4 paths is the API's biggest answer here), mpathctl-topology
 # and multipathd-topology (the human trees), mpathctl-version and
 # multipathd-version (a client that only starts and exits: the floor under
-# TCG). Expects REPEATS, CALLS, SETUPS.
+# TCG). Then, per daemon and round, two reconfigures that reload every map
+# (the default selector changed and back), the maps query repeated until
+# they end: mpathctl-reconf / multipathd-reconf (each query),
+# *-reconf-worst (the worst per reconfigure), *-reconf-took (how long the
+# reconfigure took). Expects REPEATS, CALLS, SETUPS.
 . /lab/lib.sh
 
 REPEATS=${REPEATS:-5}
@@ -21,20 +25,25 @@ SETUPS=${SETUPS:-"64 256"}
 out=$RESULTS/query.txt
 : > "$out"
 
-conf='defaults {
+write_conf() { # write_conf SELECTOR: both daemons' configuration
+	local conf
+	conf="defaults {
 	user_friendly_names no
 	find_multipaths off
+	path_selector \"$1\"
 }
 blacklist {
-	devnode "^(nvme|vd|sr|loop|ram|nullb)"
+	devnode \"^(nvme|vd|sr|loop|ram|nullb)\"
 	device {
-		vendor "QEMU"
-		product ".*"
+		vendor \"QEMU\"
+		product \".*\"
 	}
-}'
-echo "$conf" > /etc/multipath.conf
-mkdir -p /etc/mpathd
-printf '%s\ndefaults {\n\tdm_target multipath\n}\n' "$conf" > /etc/mpathd/mpathd.conf
+}"
+	echo "$conf" > /etc/multipath.conf
+	mkdir -p /etc/mpathd
+	printf '%s\ndefaults {\n\tdm_target multipath\n}\n' "$conf" > /etc/mpathd/mpathd.conf
+}
+write_conf "service-time 0"
 modprobe dm-multipath
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -98,6 +107,47 @@ timed() { # timed LUNS KIND COMMAND...: CALLS samples
 	done
 }
 
+switched() { # switched LUNS SELECTOR: every map's table has the selector
+	[ "$(dmsetup table --target multipath 2>/dev/null | grep -c "$2")" -ge "$1" ]
+}
+
+during_reconfigure() { # during_reconfigure LUNS DAEMON KIND SELECTOR
+	# A reconfigure that reloads every map (a new default selector), and
+	# the same query as the calm one, again and again until every table has
+	# the new selector: each query's time, then the worst of them.
+	local luns=$1 d=$2 kind=$3 sel=$4 t0 t1 began worst=0 n=0 client ms
+	write_conf "$sel"
+	began=$(now_us)
+	case $d in
+	mpathd) mpathctl reconfigure > /dev/null 2>&1 & ;;
+	multipathd) multipathd reconfigure > /dev/null 2>&1 & ;;
+	esac
+	client=$!
+	while :; do
+		t0=$(now_us)
+		case $d in
+		mpathd) mpathctl show maps --json > /dev/null 2>&1 ;;
+		multipathd) multipathd show maps json > /dev/null 2>&1 ;;
+		esac || echo "query $luns $kind-failed 1" >> "$out"
+		t1=$(now_us)
+		ms=$(((t1 - t0) / 1000))
+		echo "query $luns $kind $ms.$(((t1 - t0) % 1000 / 100))" >> "$out"
+		[ "$ms" -gt "$worst" ] && worst=$ms
+		n=$((n + 1))
+		if switched "$luns" "$sel" && [ "$n" -ge 3 ]; then
+			break
+		fi
+		if [ $(((t1 - began) / 1000000)) -ge 300 ]; then
+			echo "$d: the maps did not all take '$sel' within 300 s"
+			echo "query $luns $kind-unfinished 1" >> "$out"
+			break
+		fi
+	done
+	wait "$client"
+	echo "query $luns $kind-worst $worst" >> "$out"
+	echo "query $luns $kind-took $(((t1 - began) / 1000))" >> "$out"
+}
+
 measure() { # measure LUNS DAEMON
 	start "$2"
 	# Both must report every map before their answer counts.
@@ -112,6 +162,8 @@ measure() { # measure LUNS DAEMON
 			/org/mpathd/Multipath1 org.freedesktop.DBus.ObjectManager GetManagedObjects
 		timed "$1" mpathctl-topology mpathctl show topology --color=never
 		timed "$1" mpathctl-version mpathctl --version
+		during_reconfigure "$1" mpathd mpathctl-reconf "round-robin 0"
+		during_reconfigure "$1" mpathd mpathctl-reconf "service-time 0"
 		;;
 	multipathd)
 		n=$(multipathd show maps json | grep -c '"uuid"')
@@ -119,6 +171,8 @@ measure() { # measure LUNS DAEMON
 		timed "$1" multipathd-json multipathd show maps json
 		timed "$1" multipathd-topology multipathd show topology
 		timed "$1" multipathd-version multipathd -h
+		during_reconfigure "$1" multipathd multipathd-reconf "round-robin 0"
+		during_reconfigure "$1" multipathd multipathd-reconf "service-time 0"
 		;;
 	esac
 	stop
