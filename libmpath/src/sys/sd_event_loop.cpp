@@ -87,6 +87,15 @@ EventLoop::SourcePtr SdEventLoop::addReadable(int fd, std::function<void()> fn) 
     return src;
 }
 
+EventLoop::SourcePtr SdEventLoop::addWritable(int fd, std::function<void()> fn) {
+    auto src = std::make_unique<SdSource>(std::move(fn));
+    sd_event_source *s = nullptr;
+    if (sd_event_add_io(event_, &s, fd, EPOLLOUT, &SdSource::onIo, src.get()) < 0)
+        return nullptr;
+    src->attach(s);
+    return src;
+}
+
 EventLoop::SourcePtr SdEventLoop::addAfterDispatch(std::function<void()> fn) {
     auto src = std::make_unique<SdSource>(std::move(fn));
     sd_event_source *s = nullptr;

@@ -13,6 +13,7 @@ struct ManualLoop::Timer {
 struct ManualLoop::Reader {
     int fd;
     std::function<void()> fn;
+    short events{POLLIN}; ///< what it waits for: POLLIN or POLLOUT
 };
 
 // A source removes its entry when it goes; the maps outlive the loop's
@@ -63,6 +64,12 @@ sys::EventLoop::SourcePtr ManualLoop::addReadable(int fd, std::function<void()> 
     return std::make_unique<ReaderSource>(readers_, id);
 }
 
+sys::EventLoop::SourcePtr ManualLoop::addWritable(int fd, std::function<void()> fn) {
+    const uint64_t id = nextId_++;
+    readers_->emplace(id, std::make_shared<Reader>(Reader{fd, std::move(fn), POLLOUT}));
+    return std::make_unique<ReaderSource>(readers_, id);
+}
+
 sys::EventLoop::SourcePtr ManualLoop::addAfterDispatch(std::function<void()> fn) {
     const uint64_t id = nextId_++;
     afters_->emplace(id, std::make_shared<Reader>(Reader{-1, std::move(fn)}));
@@ -97,7 +104,7 @@ bool ManualLoop::dispatch(std::chrono::milliseconds wait) {
     std::vector<pollfd> fds;
     std::vector<std::shared_ptr<Reader>> readers;
     for (const auto &[id, r] : *readers_) {
-        fds.push_back({r->fd, POLLIN, 0});
+        fds.push_back({r->fd, r->events, 0});
         readers.push_back(r);
     }
     if (fds.empty())
@@ -106,7 +113,10 @@ bool ManualLoop::dispatch(std::chrono::milliseconds wait) {
         return false;
     bool ran = false;
     for (size_t i = 0; i < fds.size(); ++i) {
-        if (!(fds[i].revents & POLLIN))
+        // A writer whose peer went calls back too, as epoll does: its
+        // write says so.
+        const short wake = fds[i].events == POLLOUT ? (POLLOUT | POLLHUP | POLLERR) : POLLIN;
+        if (!(fds[i].revents & wake))
             continue;
         // Still registered? An earlier callback may have removed it.
         bool live = false;

@@ -35,6 +35,10 @@ public:
     /// The caller keeps \a fd open while the source lives.
     virtual SourcePtr addReadable(int fd, std::function<void()> fn) = 0;
 
+    /// Calls \a fn each time \a fd polls writable, until the source goes:
+    /// for an answer longer than a socket takes at once.
+    virtual SourcePtr addWritable(int fd, std::function<void()> fn) = 0;
+
     /// Calls \a fn after each callback the loop runs (a timer, a readable
     /// descriptor), so that what they changed can be published at once.
     virtual SourcePtr addAfterDispatch(std::function<void()> fn) = 0;

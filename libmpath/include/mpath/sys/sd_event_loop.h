@@ -23,6 +23,7 @@ public:
     Clock::time_point now() const override;
     SourcePtr addTimer(Clock::duration after, std::function<void()> fn) override;
     SourcePtr addReadable(int fd, std::function<void()> fn) override;
+    SourcePtr addWritable(int fd, std::function<void()> fn) override;
     SourcePtr addAfterDispatch(std::function<void()> fn) override;
 
     /// Runs until exit(). \return the code given to exit(), or an error

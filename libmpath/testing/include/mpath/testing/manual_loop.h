@@ -22,6 +22,7 @@ public:
     Clock::time_point now() const override { return now_; }
     SourcePtr addTimer(Clock::duration after, std::function<void()> fn) override;
     SourcePtr addReadable(int fd, std::function<void()> fn) override;
+    SourcePtr addWritable(int fd, std::function<void()> fn) override;
     SourcePtr addAfterDispatch(std::function<void()> fn) override;
 
     /// Moves the clock forward by \a by, firing every timer that falls due,
