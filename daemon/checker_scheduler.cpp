@@ -100,6 +100,7 @@ void CheckerScheduler::arm(const std::string &kernelName, std::chrono::milliseco
         return;
     it->second.nextCheck =
         daemon_.loop().addTimer(after, [this, kernelName] { check(kernelName); });
+    it->second.nextCheckAt = daemon_.loop().now() + after;
 }
 
 void CheckerScheduler::checkSoon(const std::string &kernelName) {
@@ -691,9 +692,12 @@ void CheckerScheduler::dmPathEvent(const std::string &wwid, const std::string &d
         // Failed by the kernel on an I/O error while its checks answer (a
         // check that finds it down counts its own fail_path).
         const bool ioError = failed && !rec.adminFailed && !down(rec.path.checkerState);
+        const bool wasFailed = rec.path.dmState == DmPathState::Failed;
         rec.path.dmState = failed ? DmPathState::Failed : DmPathState::Active;
         if (failed) {
             auto map = state.maps.find(wwid);
+            if (map != state.maps.end() && !wasFailed)
+                ++map->second.stats.pathFaults;
             const std::string mapName = map == state.maps.end() ? wwid : map->second.name;
             if (ioError)
                 countFailure(name, rec, mapName);

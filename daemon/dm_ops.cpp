@@ -59,6 +59,10 @@ void DmOps::run(const std::string &wwid, std::chrono::milliseconds deadline,
                            "device-mapper call not started: " + r.error().message);
             } else if (counter) {
                 ++(daemon_.mutableCounters().*counter); // it ran
+                if (r && (counter == &Counters::creates || counter == &Counters::reloads))
+                    if (auto m = daemon_.mutableState().maps.find(wwid);
+                        m != daemon_.mutableState().maps.end())
+                        ++m->second.stats.loads;
             }
             done(std::move(r));
         });
@@ -338,9 +342,13 @@ void DmOps::message(const std::string &wwid, const std::string &name, const std:
                 return r.error();
             return true;
         },
-        [name, wwid, done = std::move(done)](Result<bool> r) {
+        [this, name, wwid, text, done = std::move(done)](Result<bool> r) {
             if (!r)
                 logWarning(aboutMap(name, wwid), r.error().message);
+            else if (text.starts_with("switch_group "))
+                if (auto m = daemon_.mutableState().maps.find(wwid);
+                    m != daemon_.mutableState().maps.end())
+                    ++m->second.stats.switchGroups;
             if (done)
                 done(r ? Result<void>() : Result<void>(r.error()));
         },

@@ -54,6 +54,7 @@ void MapPolicies::update(const std::string &wwid) {
         rec.hadUsablePath = true;
         rec.outageRetry.reset();
         rec.retryTimer.reset();
+        rec.countdownEnded(daemon_.loop().now());
         if (rec.queueingDisabled) {
             rec.queueingDisabled = false;
             if (retry.kind != NoPathRetry::Kind::Fail) {
@@ -77,6 +78,7 @@ void MapPolicies::update(const std::string &wwid) {
     rec.hadUsablePath = false;
     rec.outageRetry = retry;
     rec.retryTimer.reset();
+    rec.countdownEnded(daemon_.loop().now());
     const bool wasDisabled = rec.queueingDisabled;
     rec.queueingDisabled = false;
     const std::string now =
@@ -102,6 +104,7 @@ void MapPolicies::update(const std::string &wwid) {
         // as long as anyone will wait": a century.
         const auto countdown = std::min<std::chrono::seconds>(
             interval * static_cast<int64_t>(retry.retries), std::chrono::hours(24 * 365 * 100));
+        rec.stats.queueingSince = daemon_.loop().now();
         rec.retryTimer = daemon_.loop().addTimer(countdown, [this, wwid] {
             auto &maps = daemon_.mutableState().maps;
             auto m = maps.find(wwid);
@@ -109,6 +112,8 @@ void MapPolicies::update(const std::string &wwid) {
                 return;
             m->second.retryTimer.reset();
             m->second.queueingDisabled = true;
+            m->second.countdownEnded(daemon_.loop().now());
+            ++m->second.stats.queueTimeouts;
             logWarning(aboutMap(m->second.name, wwid),
                        "no path returned in time: queued I/O fails now");
             failQueuedIo(wwid);

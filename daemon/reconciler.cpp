@@ -960,6 +960,7 @@ void Reconciler::removeMap(MapRecord &rec) {
         logNotice(aboutMap(name, wwid), "flush_on_last_del: queued I/O fails now");
         rec.queueingDisabled = true;
         rec.retryTimer.reset();
+        rec.countdownEnded(daemon_.loop().now());
         daemon_.policies().failQueuedIo(wwid);
     }
     // Deferred: a map still open (a mounted file system) goes at its last

@@ -40,7 +40,8 @@ struct PathRecord {
     std::unique_ptr<mpath::checkers::Checker> checker;
     std::chrono::seconds interval{0}; ///< until the next check
     mpath::sys::EventLoop::SourcePtr nextCheck;
-    bool checking{false};    ///< a check runs
+    mpath::sys::EventLoop::Clock::time_point nextCheckAt{}; ///< when nextCheck fires
+    bool checking{false};                                   ///< a check runs
     bool checkedOnce{false}; ///< a check has answered since it joined its map
     /// Reinstating a path the kernel keeps failing (its check answers, its
     /// I/O does not) is paced: when it was last reinstated, and how many
@@ -95,6 +96,19 @@ struct PathRecord {
         auto it = properties.find(key);
         return it == properties.end() ? std::string() : it->second;
     }
+};
+
+/// What happened to a map since the daemon has known it, as multipathd
+/// counts it (`show maps stats`, `show maps json`).
+struct MapStats {
+    unsigned pathFaults{0};    ///< its paths the kernel failed (PATH_FAILED)
+    unsigned switchGroups{0};  ///< switch_group messages that succeeded
+    unsigned loads{0};         ///< creates and reloads that succeeded
+    unsigned queueTimeouts{0}; ///< no_path_retry countdowns that ran out
+    /// Time spent in no_path_retry countdowns that ended, and the start of
+    /// the one running (its epoch when none runs).
+    std::chrono::steady_clock::duration queued{};
+    std::chrono::steady_clock::time_point queueingSince{};
 };
 
 /// One map: what the plan wants and what device-mapper has.
@@ -177,6 +191,15 @@ struct MapRecord {
 
     /// failback N seconds
     mpath::sys::EventLoop::SourcePtr failbackTimer;
+
+    MapStats stats;
+    /// Ends a running no_path_retry countdown's share of stats.queued.
+    void countdownEnded(std::chrono::steady_clock::time_point now) {
+        if (stats.queueingSince == std::chrono::steady_clock::time_point{})
+            return;
+        stats.queued += now - stats.queueingSince;
+        stats.queueingSince = {};
+    }
 };
 
 /// Everything the daemon knows, owned by its loop.
