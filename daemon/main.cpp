@@ -5,6 +5,8 @@
 #include "bus_service.h"
 #include "daemon.h"
 #include "log.h"
+#include "multipathd_commands.h"
+#include "multipathd_socket.h"
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -105,6 +107,7 @@ int main(int argc, char **argv) {
     std::string root = "/";
     std::string sysfs = "/sys";
     std::string busSocket = mpathd::BusEndpoints::kSocket;
+    std::string multipathdSocket = mpathd::MultipathdSocket::kName;
     app.add_flag("-v,--verbose", verbose, "more detail in the log (-v info, -vv debug)");
     app.add_option("--root", root,
                    "look for configuration, bindings and wwids files below this folder")
@@ -113,6 +116,9 @@ int main(int argc, char **argv) {
         ->check(CLI::ExistingDirectory);
     app.add_option("--bus-socket", busSocket,
                    "the private D-Bus socket for root, answering with no system bus");
+    app.add_option("--multipathd-socket", multipathdSocket,
+                   "the abstract socket name where multipath-tools' clients send commands "
+                   "(\"\" for none)");
     app.set_version_flag("--version", std::string("mpathd ") + MPATHD_VERSION);
     try {
         app.parse(argc, argv);
@@ -178,6 +184,16 @@ int main(int argc, char **argv) {
     if (auto r = endpoints.start(busSocket); !r) {
         mpathd::logError({}, r.error().message);
         return 1;
+    }
+    // Programs linked with multipath-tools' libmpathcmd ask here. The
+    // daemon works without it: a name taken (multipathd runs) is said.
+    mpathd::MultipathdCommands commands(daemon);
+    mpathd::MultipathdSocket legacy(
+        **loop, [&commands](const std::string &c, bool root) { return commands.answer(c, root); });
+    if (!multipathdSocket.empty()) {
+        if (auto r = legacy.start(multipathdSocket); !r)
+            mpathd::logWarning({},
+                               "multipath-tools' command socket not served: " + r.error().message);
     }
     auto rc = (*loop)->run();
     if (!rc) {
