@@ -2,6 +2,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "path_tracker.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -482,8 +483,10 @@ std::string MultipathdCommands::showPaths() const {
     const State &st = daemon_.state();
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> names;
+    // As multipathd: every path it may use, in a map or not; not those
+    // the blacklist keeps out.
     for (const auto &[name, p] : st.paths)
-        if (!p.path.wwid.empty())
+        if (!p.path.wwid.empty() && (!p.mapWwid.empty() || !daemon_.paths().excluded(name)))
             names.push_back(name);
     std::sort(names.begin(), names.end(), mpath::model::kernelNameLess);
     for (const auto &name : names) {
