@@ -9,7 +9,9 @@
 # (queue_without_daemon no: it turns queueing off) and mpathd starts on
 # the same file. mpathd adopts the maps as they are: names kept, no
 # reload and no refused call (target, groups and paths unchanged), and
-# its queueing policy (no_path_retry 12) in the kernel at once. Then the
+# its queueing policy (no_path_retry 12) in the kernel at once; Debian's
+# multipathd client, on multipathd's socket, gets from mpathd what it got
+# from multipathd (show maps/map/paths/topology, refusals). Then the
 # optimized path fails (I/O goes to the non-optimized one) and the
 # non-optimized one too, leaving only the standby port, which fails I/O:
 # the I/O waits, and completes when the optimized path is back within
@@ -96,6 +98,35 @@ dopt=$(devt "$opt") dnonopt=$(devt "$nonopt") dstandby=$(devt "$standby")
 order=$(echo "$table0" | grep -oE '[0-9]+:[0-9]+' | tr '\n' ' ')
 [ "$order" = "$dopt $dnonopt $dstandby " ] || die "multipathd's groups are not optimized, non-optimized, standby: $table0"
 
+# What multipath-tools' clients read, asked with Debian's own multipathd
+# client (libmpathcmd, its socket): now of multipathd, later of mpathd on
+# the same maps, compared field by field.
+ask_both_daemons() { # ask_both_daemons DIR: the answers of whichever daemon runs
+	local d=$1
+	mkdir -p "$d"
+	multipathd show maps json > "$d/maps.json" 2>&1
+	for m in "$map" "$vmap"; do
+		multipathd show map "$m" json > "$d/map-$m.json" 2>&1 || echo "exit $?" >> "$d/map-$m.json"
+	done
+	# multipathd marks the maps it made with "create: " until it reloads
+	# them (docs/compat.md).
+	multipathd show topology 2>&1 | sed 's/^create: //' > "$d/topology.txt"
+	# next_check (its last two words) moves with time; multipathd lists
+	# the paths as it found them, mpathd by name.
+	multipathd show paths 2>&1 |
+		awk '{ if (NR == 1 || $(NF) == "orphan") NF -= 1; else NF -= 2; print }' |
+		{ read -r header; echo "$header"; sort -k2,2; } > "$d/paths.txt"
+	multipathd show maps > "$d/maps.txt" 2>&1
+	multipathd show map nosuchmap json > "$d/nosuchmap.txt" 2>&1
+	echo "exit $?" >> "$d/nosuchmap.txt"
+	# As a user; the client's own complaints on stderr are left out.
+	setpriv --reuid=65534 --regid=65534 --clear-groups multipathd show maps > "$d/user-show.txt"
+	setpriv --reuid=65534 --regid=65534 --clear-groups multipathd fail path "$opt" > "$d/user-fail.txt"
+	echo "exit $?" >> "$d/user-fail.txt"
+}
+sleep 3 # every path checked once under multipathd
+ask_both_daemons "$RESULTS/compat/multipathd"
+
 fio_verify switch "/dev/mapper/$map" 300 > "$RESULTS/fio.log" 2>&1 &
 fio=$!
 sleep 3
@@ -134,6 +165,35 @@ for m in "$map" "$vmap"; do
 	grep -qw "$m" "$RESULTS/maps.txt" || broken "mpathctl does not show $m: $(cat "$RESULTS/maps.txt")"
 	grep -q "map $m: .*adopted" "$RESULTS/mpathd.log" || broken "mpathd's log does not say it adopted $m"
 done
+# The same questions of mpathd, with Debian's multipathd client.
+ask_both_daemons "$RESULTS/compat/mpathd"
+fields() { # fields FILE: "indent key value" of each line of multipathd's JSON layout
+	awk '{ match($0, /^ */); ind = RLENGTH
+		if (match($0, /"[a-z_]+" ?: ?/)) {
+			key = substr($0, RSTART, RLENGTH); gsub(/[" :]/, "", key)
+			val = substr($0, RSTART + RLENGTH); sub(/,$/, "", val)
+			print ind, key, val } }' "$1"
+}
+# Counters since each daemon started and the host adapter's PCI slot,
+# which mpathd does not read, may differ (docs/compat.md); the layout,
+# every key in its place, and every other value may not.
+differs='^[0-9]+ (map_loads|switch_grp|total_q_time|action|host_adapter) '
+for f in maps.json "map-$map.json" "map-$vmap.json"; do
+	a=$RESULTS/compat/multipathd/$f b=$RESULTS/compat/mpathd/$f
+	if [ "$(fields "$a" | cut -d' ' -f1,2)" != "$(fields "$b" | cut -d' ' -f1,2)" ]; then
+		broken "$f: mpathd's keys are not multipathd's: $(diff <(fields "$a" | cut -d' ' -f1,2) <(fields "$b" | cut -d' ' -f1,2) | head -n 4 | tr '\n' ' ')"
+	elif ! diff <(fields "$a" | grep -vE "$differs") <(fields "$b" | grep -vE "$differs") > "$RESULTS/compat/$f.diff"; then
+		broken "$f: mpathd answers other values than multipathd: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
+	fi
+done
+for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt; do
+	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
+		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
+done
+grep -q '^permission deny: need to be root$' "$RESULTS/compat/mpathd/user-fail.txt" ||
+	broken "a user's 'multipathd fail path' was not refused: $(cat "$RESULTS/compat/mpathd/user-fail.txt")"
+result compat_answers "$(ls "$RESULTS/compat/mpathd" | wc -l) answers compared"
+
 table2=$(dmsetup table "$map")
 vtable2=$(dmsetup table "$vmap")
 result after_mpathd "\"$table2\""
