@@ -16,7 +16,9 @@
 # (the default selector changed and back), the maps query repeated until
 # they end: mpathctl-reconf / multipathd-reconf (each query),
 # *-reconf-worst (the worst per reconfigure), *-reconf-took (how long the
-# reconfigure took). Expects REPEATS, CALLS, SETUPS.
+# reconfigure took), *-reconf-floor (/bin/true run after each query: what
+# any program waits for the guest's CPUs meanwhile). Expects REPEATS,
+# CALLS, SETUPS.
 . /lab/lib.sh
 
 REPEATS=${REPEATS:-5}
@@ -133,6 +135,12 @@ during_reconfigure() { # during_reconfigure LUNS DAEMON KIND SELECTOR
 		ms=$(((t1 - t0) / 1000))
 		echo "query $luns $kind $ms.$(((t1 - t0) % 1000 / 100))" >> "$out"
 		[ "$ms" -gt "$worst" ] && worst=$ms
+		# The floor beside it: a program that only starts and exits, as
+		# slow as the guest's CPUs, busy with udev's work, make it.
+		t0=$(now_us)
+		/bin/true
+		t1=$(now_us)
+		echo "query $luns $kind-floor $(((t1 - t0) / 1000)).$(((t1 - t0) % 1000 / 100))" >> "$out"
 		n=$((n + 1))
 		if switched "$luns" "$sel" && [ "$n" -ge 3 ]; then
 			break
