@@ -166,14 +166,46 @@ std::optional<std::string> PathTracker::excluded(const std::string &kernelName) 
 void PathTracker::reprioritize(const std::string &kernelName) {
     auto &paths = daemon_.mutableState().paths;
     auto it = paths.find(kernelName);
-    if (it == paths.end())
-        return;
-    mpath::discovery::Discovery discovery{mpath::discovery::Sysfs(daemon_.env().sysfsRoot)};
-    if (auto changed = discovery.refreshPortState(it->second.path); changed && *changed)
-        logInfo(aboutPath(kernelName, it->second.mapWwid),
-                "port state now " + (it->second.path.anaState.empty() ? it->second.path.accessState
-                                                                      : it->second.path.anaState));
-    prioritize(kernelName, false);
+    if (it == paths.end() || it->second.portReading)
+        return; // the read under way ranks it
+    PathRecord &rec = it->second;
+    // Reading sysfs can wait on the kernel's locks while udev works through
+    // a storm of events (every map reloaded by a reconfigure): off the
+    // loop, so that queries and path failures are not held up meanwhile.
+    mpath::model::Path probe;
+    probe.kernelName = kernelName;
+    probe.accessState = rec.path.accessState;
+    probe.preferred = rec.path.preferred;
+    probe.anaState = rec.path.anaState;
+    rec.portReading = true;
+    daemon_.ioExecutor().run<mpath::model::Path>(
+        "port " + kernelName, prioDeadline_,
+        [probe, root = daemon_.env().sysfsRoot]() mutable -> Result<mpath::model::Path> {
+            mpath::discovery::Discovery discovery{mpath::discovery::Sysfs(root)};
+            if (auto r = discovery.refreshPortState(probe); !r)
+                return r.error();
+            return probe;
+        },
+        [this, kernelName, generation = rec.generation](Result<mpath::model::Path> r) {
+            auto &all = daemon_.mutableState().paths;
+            auto p = all.find(kernelName);
+            if (p == all.end() || p->second.generation != generation)
+                return;
+            PathRecord &now = p->second;
+            now.portReading = false;
+            // Not read (the device went, the lane was busy): the state
+            // last read stands.
+            if (r && (r->accessState != now.path.accessState ||
+                      r->preferred != now.path.preferred || r->anaState != now.path.anaState)) {
+                now.path.accessState = r->accessState;
+                now.path.preferred = r->preferred;
+                now.path.anaState = r->anaState;
+                logInfo(aboutPath(kernelName, now.mapWwid),
+                        "port state now " +
+                            (now.path.anaState.empty() ? now.path.accessState : now.path.anaState));
+            }
+            prioritize(kernelName, false);
+        });
 }
 
 void PathTracker::prioritize(const std::string &kernelName, bool always) {

@@ -35,6 +35,7 @@ struct PathRecord {
     uint64_t generation{0};
     std::string prioNote;    ///< why it has no priority, "" when it has one
     bool prioPending{false}; ///< a priority job runs
+    bool portReading{false}; ///< its port state is being read again, off the loop
     bool ranked{false};      ///< a priority answer came once: plans need not wait
     std::string mapWwid;     ///< the map it is in, "" when none
     std::unique_ptr<mpath::checkers::Checker> checker;

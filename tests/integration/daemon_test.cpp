@@ -1,5 +1,6 @@
 #include "daemon_harness.h"
 
+#include <fcntl.h>
 #include <future>
 #include <map>
 #include <mpath/config/parser.h>
@@ -8,6 +9,9 @@
 #include <mpath/state/bindings_file.h>
 #include <mpath/state/wwids_file.h>
 #include <mutex>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace mpathd_test;
 using mpath::model::CheckerState;
@@ -1549,6 +1553,35 @@ TEST(Daemon, AnAluaStateChangeRegroupsTheMapAtTheNextCheck) {
         << h.logText();
     EXPECT_EQ(h.count("reload 36001405aaaa"), 1u);
     EXPECT_EQ(h.count("reload 36001405bbbb"), 0u) << "map B's ranks did not change";
+}
+
+/// Reading a path's port state can wait on the kernel (sysfs locks that
+/// udev's workers hold while a reconfigure reloads every map): the loop
+/// does not wait with it. A FIFO stands in for access_state: reading it
+/// blocks until something writes.
+TEST(Daemon, APortStateReadThatBlocksDoesNotHoldTheLoopDuringAReconfigure) {
+    DaemonHarness h;
+    startWithTwoMaps(h);
+    const auto dev = std::filesystem::canonical(h.tree().sysfsRoot() + "/block/sdb/device");
+    std::filesystem::remove(dev / "access_state");
+    ASSERT_EQ(::mkfifo((dev / "access_state").c_str(), 0600), 0);
+    // Let the read go after 3 s, so that a loop that waits for it ends.
+    auto release = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(3s);
+        int fd = ::open((dev / "access_state").c_str(), O_WRONLY);
+        if (fd >= 0) {
+            (void)!::write(fd, "active/optimized\n", 17);
+            ::close(fd);
+        }
+    });
+    const auto began = std::chrono::steady_clock::now();
+    ASSERT_TRUE(h.reconfigure());
+    const auto took = std::chrono::steady_clock::now() - began;
+    EXPECT_LT(took, 2s) << "the loop waited for a sysfs read";
+    release.wait();
+    h.settle();
+    EXPECT_EQ(h.table("36001405aaaa"),
+              "0 0 2 1 service-time 0 1 2 8:16 1 1 service-time 0 1 2 8:32 1 1");
 }
 
 TEST(Daemon, RrWeightPrioritiesWeighsServiceTimePathsByPriorityAndFollowsTheArray) {
