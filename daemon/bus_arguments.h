@@ -33,6 +33,17 @@ public:
     ///         the message does not hold what its signature says
     static mpath::Result<BusArguments> read(sd_bus_message *m, const BusMethod &method);
 
+    /// Arguments given by a trusted front-end (multipath-tools' command
+    /// socket) rather than read from a message: the string, unsigned and
+    /// boolean argument, not persistent.
+    static BusArguments given(std::string text, uint32_t number = 0, bool flag = false) {
+        BusArguments a;
+        a.text_ = std::move(text);
+        a.number_ = number;
+        a.flag_ = flag;
+        return a;
+    }
+
     /// The string argument.
     const std::string &text() const { return text_; }
     /// The unsigned argument.

@@ -69,4 +69,17 @@ void BusCall::fail(const mpath::Error &error) {
     fail(busErrorName(error.code), error.message);
 }
 
+TextCall::TextCall(Answer answer, std::function<void()> beforeReply)
+    : BusCall(nullptr, std::move(beforeReply)), answer_(std::move(answer)) {}
+
+void TextCall::ok() {
+    if (answer())
+        answer_(nullptr, {});
+}
+
+void TextCall::fail(const char *name, const std::string &message) {
+    if (answer())
+        answer_(name, message);
+}
+
 } // namespace mpathd

@@ -1,5 +1,7 @@
 #include "bus_method.h"
 
+#include <stdexcept>
+
 namespace mpathd {
 
 namespace {
@@ -51,6 +53,13 @@ const BusMethod *BusMethod::find(std::string_view interface, std::string_view na
         if (interface == m.interface && name == m.name)
             return &m;
     return nullptr;
+}
+
+const BusMethod &BusMethod::of(BusAct act) {
+    for (const auto &m : kMethods)
+        if (m.act == act && act != BusAct::Setting)
+            return m;
+    throw std::logic_error("no D-Bus method does this act alone");
 }
 
 std::string BusMethod::signature() const {

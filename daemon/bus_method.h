@@ -62,6 +62,9 @@ struct BusMethod {
     /// The method \a name of \a interface, null when there is none.
     static const BusMethod *find(std::string_view interface, std::string_view name);
 
+    /// The method that does \a act (not Setting, which several do).
+    static const BusMethod &of(BusAct act);
+
     /// Its input signature: "sa{sv}".
     std::string signature() const;
     /// The names of its arguments and results as an sd-bus vtable takes

@@ -271,6 +271,22 @@ void BusService::dispatch(const BusMethod &method, sd_bus_message *m) {
     });
 }
 
+void BusService::act(BusAct act, const std::string &objectPath, const BusArguments &args,
+                     TextCall::Answer answer) {
+    std::weak_ptr<bool> alive = alive_;
+    CallPtr call = std::make_shared<TextCall>(std::move(answer), [this, alive] {
+        if (alive.lock())
+            publish();
+    });
+    const BusMethod &method = BusMethod::of(act);
+    guarded(call, [&] {
+        auto target = actions_->prepare(method, objectPath.c_str(), args);
+        if (!target)
+            return call->fail(target.error());
+        actions_->run(method, *target, args, call);
+    });
+}
+
 /// org.freedesktop.DBus.ObjectManager's GetManagedObjects on the root,
 /// answered from the objects as computed, without a getter call per
 /// property (sd-bus's own walks its vtables for each).

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bus_call.h"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -16,6 +18,8 @@ struct sd_bus_message;
 namespace mpathd {
 
 class BusActions;
+class BusArguments;
+enum class BusAct;
 class Daemon;
 class PolkitAuthorizer;
 struct BusMethod;
@@ -80,6 +84,14 @@ public:
 
     /// Computes the objects again and signals what changed.
     void publish();
+
+    /// Carries out \a act (BusMethod::of()) on the object at
+    /// \a objectPath with \a args for a front-end whose caller is root
+    /// (multipath-tools' command socket checks it): the object is found
+    /// and checked, and what changed signalled, as for a D-Bus call; no
+    /// polkit. \a answer gets the outcome once.
+    void act(BusAct act, const std::string &objectPath, const BusArguments &args,
+             TextCall::Answer answer);
 
     /// The object path of map \a wwid / path \a kernelName.
     static std::string mapPath(const std::string &wwid);

@@ -248,6 +248,17 @@ void Daemon::setMapSetting(const std::string &wwid, const std::string &keyword,
         });
 }
 
+bool Daemon::dropMapSetting(const std::string &wwid, const std::string &keyword) {
+    if (!overrides_.drop(wwid, keyword))
+        return false;
+    applyConfig(fileConfig_);
+    auto it = state_.maps.find(wwid);
+    logNotice(aboutMap(it == state_.maps.end() ? wwid : it->second.name, wwid),
+              keyword + " as configured again");
+    reconciler_->schedule();
+    return true;
+}
+
 void Daemon::settingTaken(const std::string &wwid, const std::string &keyword,
                           const std::string &value, bool persist) {
     auto it = state_.maps.find(wwid);

@@ -145,6 +145,10 @@ public:
     void setMapSetting(const std::string &wwid, const std::string &keyword,
                        const std::string &value, bool persist,
                        std::function<void(mpath::Result<void>)> done);
+    /// Ends the runtime setting of \a keyword for map \a wwid: the
+    /// configuration's value holds again, and a pass follows it.
+    /// \return whether there was one
+    bool dropMapSetting(const std::string &wwid, const std::string &keyword);
     /// Keyword -> "runtime" or "persistent" for what setMapSetting() changed.
     const std::map<std::string, std::string> &overridesOf(const std::string &wwid) const;
     /// The configuration is being read again and the maps made to follow it.

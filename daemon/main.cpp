@@ -187,9 +187,15 @@ int main(int argc, char **argv) {
     }
     // Programs linked with multipath-tools' libmpathcmd ask here. The
     // daemon works without it: a name taken (multipathd runs) is said.
-    mpathd::MultipathdCommands commands(daemon);
+    mpathd::MultipathdCommands commands(daemon, service, [&daemon, &loop] {
+        mpathd::logNotice({}, "stopping");
+        auto *l = loop->get();
+        daemon.stop([l] { l->exit(0); });
+    });
     mpathd::MultipathdSocket legacy(
-        **loop, [&commands](const std::string &c, bool root) { return commands.answer(c, root); });
+        **loop, [&commands](const std::string &c, bool root, mpathd::MultipathdSocket::Reply r) {
+            commands.answer(c, root, std::move(r));
+        });
     if (!multipathdSocket.empty()) {
         if (auto r = legacy.start(multipathdSocket); !r)
             mpathd::logWarning({},

@@ -1,10 +1,14 @@
 #include "multipathd_commands.h"
 
+#include "bus_arguments.h"
+#include "bus_method.h"
+#include "bus_service.h"
 #include "daemon.h"
 #include "log.h"
 #include "path_tracker.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
@@ -183,18 +187,7 @@ constexpr const char *kKnown[] = {
 /// mpathctl's way of doing what a command not served here does.
 std::string insteadOf(const std::string &words) {
     static const std::pair<const char *, const char *> kInstead[] = {
-        {"fail path", "mpathctl fail PATH"},
-        {"reinstate path", "mpathctl reinstate PATH"},
-        {"add path", "mpathctl add PATH"},
-        {"del path", "mpathctl remove PATH"},
-        {"del map", "mpathctl flush MAP"},
-        {"switch map group", "mpathctl switch-group MAP N"},
-        {"suspend map", "mpathctl suspend MAP"},
-        {"resume map", "mpathctl resume MAP"},
-        {"reload map", "mpathctl reload MAP"},
         {"reconfigure all", "mpathctl reconfigure"},
-        {"disablequeueing map", "mpathctl set MAP queue_if_no_path no"},
-        {"restorequeueing map", "mpathctl set MAP queue_if_no_path yes"},
         {"show config", "mpathctl config show"},
     };
     for (const auto &[w, m] : kInstead)
@@ -274,7 +267,9 @@ struct PathView {
 
 } // namespace
 
-MultipathdCommands::MultipathdCommands(Daemon &daemon) : daemon_(daemon) {}
+MultipathdCommands::MultipathdCommands(Daemon &daemon, BusService &service,
+                                       std::function<void()> shutdown)
+    : daemon_(daemon), service_(service), shutdown_(std::move(shutdown)) {}
 
 std::vector<std::string> MultipathdCommands::served() {
     return {" list|show paths",
@@ -287,8 +282,26 @@ std::vector<std::string> MultipathdCommands::served() {
             " list|show maps|multipaths topology",
             " list|show topology",
             " list|show map|multipath $map topology",
+            " add path $path",
+            " remove|del path $path",
+            " remove|del map|multipath $map",
+            " remove|del maps|multipaths",
+            " switch|switchgroup map|multipath $map group $group",
             " reconfigure",
-            " quit|exit"};
+            " suspend map|multipath $map",
+            " resume map|multipath $map",
+            " resize map|multipath $map",
+            " reload map|multipath $map",
+            " reset maps|multipaths stats",
+            " reset map|multipath $map stats",
+            " reinstate path $path",
+            " fail path $path",
+            " disablequeueing map|multipath $map",
+            " restorequeueing map|multipath $map",
+            " disablequeueing maps|multipaths",
+            " restorequeueing maps|multipaths",
+            " quit|exit",
+            " shutdown"};
 }
 
 std::string MultipathdCommands::help(const std::string &command, const std::string &why) const {
@@ -300,64 +313,271 @@ std::string MultipathdCommands::help(const std::string &command, const std::stri
     return out;
 }
 
-std::string MultipathdCommands::answer(const std::string &command, bool root) {
+void MultipathdCommands::answer(const std::string &command, bool root, Reply reply) {
     const std::vector<std::string> words = tokens(command);
     if (words.empty())
-        return help(command, "Missing argument");
+        return reply(help(command, "Missing argument"));
     Parsed parsed;
     for (size_t i = 0; i < words.size(); ++i) {
         const Keyword *k = findKeyword(words[i]);
         if (!k)
-            return i + 1 == words.size() ? help(command, "not found") : "fail\n";
+            return reply(i + 1 == words.size() ? help(command, "not found") : "fail\n");
         if (!parsed.words.empty())
             parsed.words += ' ';
         parsed.words += k->canonical;
         if (k->param) {
             if (i + 1 >= words.size())
-                return help(command, "Missing argument");
+                return reply(help(command, "Missing argument"));
             parsed.params[k->canonical] = words[++i];
         }
     }
     const std::string &w = parsed.words;
-    const bool show = w == "show" || w.starts_with("show ");
-    using Handler = std::function<std::string()>;
-    const std::map<std::string, Handler> handlers{
-        {"show paths", [&] { return showPaths(); }},
-        {"show path", [&] { return showPath(parsed.params["path"]); }},
-        {"show maps", [&] { return showMaps(); }},
-        {"show status", [&] { return showStatus(); }},
-        {"show daemon", [&] { return showDaemon(); }},
-        {"show maps json", [&] { return showMapsJson(); }},
-        {"show map json", [&] { return showMapJson(parsed.params["map"]); }},
-        {"show topology", [&] { return showTopology(""); }},
-        {"show maps topology", [&] { return showTopology(""); }},
-        {"show map topology",
-         [&] {
-             const std::string name = parsed.params["map"];
-             return findMap(name).empty() ? std::string("fail\n") : showTopology(name);
-         }},
-        {"quit", [] { return std::string("ok\n"); }},
-        {"reconfigure",
-         [&] {
-             logNotice({}, "reconfigure asked on multipath-tools' command socket");
-             daemon_.reconfigure([](mpath::Result<void> r) {
-                 if (!r)
-                     logWarning({}, "reconfigure refused: " + r.error().message);
-             });
-             return std::string("ok\n");
-         }},
-    };
-    auto h = handlers.find(w);
-    const bool known = h != handlers.end() ||
-                       std::find(std::begin(kKnown), std::end(kKnown), w) != std::end(kKnown);
-    if (!known)
-        return help(command, "Missing argument");
-    if (!root && !show)
-        return "permission deny: need to be root\n";
-    if (h != handlers.end())
-        return h->second();
+    if (w == "show" || w.starts_with("show ")) {
+        // Open to every caller, as multipathd's list verb is.
+        if (auto shown = show(parsed))
+            return reply(std::move(*shown));
+    } else {
+        if (w != "reconfigure" && w != "quit" &&
+            std::find(std::begin(kKnown), std::end(kKnown), w) == std::end(kKnown))
+            return reply(help(command, "Missing argument"));
+        if (!root)
+            return reply("permission deny: need to be root\n");
+        if (change(parsed, reply))
+            return;
+    }
+    if (std::find(std::begin(kKnown), std::end(kKnown), w) == std::end(kKnown))
+        return reply(help(command, "Missing argument"));
     logNotice({}, "multipath-tools' command '" + w + "' is not served by mpathd" + insteadOf(w));
-    return "fail\n";
+    reply("fail\n");
+}
+
+std::optional<std::string> MultipathdCommands::show(const Parsed &parsed) {
+    const std::string &w = parsed.words;
+    auto param = [&](const char *key) {
+        auto it = parsed.params.find(key);
+        return it == parsed.params.end() ? std::string() : it->second;
+    };
+    if (w == "show paths")
+        return showPaths();
+    if (w == "show path")
+        return showPath(param("path"));
+    if (w == "show maps")
+        return showMaps();
+    if (w == "show status")
+        return showStatus();
+    if (w == "show daemon")
+        return showDaemon();
+    if (w == "show maps json")
+        return showMapsJson();
+    if (w == "show map json")
+        return showMapJson(param("map"));
+    if (w == "show topology" || w == "show maps topology")
+        return showTopology("");
+    if (w == "show map topology")
+        return findMap(param("map")).empty() ? std::string("fail\n") : showTopology(param("map"));
+    return std::nullopt;
+}
+
+bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
+    const std::string &w = parsed.words;
+    auto param = [&](const char *key) {
+        auto it = parsed.params.find(key);
+        return it == parsed.params.end() ? std::string() : it->second;
+    };
+    if (w == "quit") {
+        reply("ok\n");
+        return true;
+    }
+    if (w == "reconfigure") {
+        logNotice({}, "reconfigure asked on multipath-tools' command socket");
+        daemon_.reconfigure([](mpath::Result<void> r) {
+            if (!r)
+                logWarning({}, "reconfigure refused: " + r.error().message);
+        });
+        reply("ok\n");
+        return true;
+    }
+    if (w == "shutdown") {
+        logNotice({}, "shutdown asked on multipath-tools' command socket");
+        reply("ok\n");
+        if (shutdown_)
+            shutdown_();
+        return true;
+    }
+    if (w == "add path" || w == "del path") {
+        const std::string given = param("path");
+        const std::string name = given.starts_with("/dev/") ? given.substr(5) : given;
+        act(w == "add path" ? BusAct::AddPath : BusAct::RemovePath, BusService::kRoot,
+            BusArguments::given(name), w + " " + given, reply);
+        return true;
+    }
+    if (w == "fail path" || w == "reinstate path") {
+        const std::string name = findPath(param("path"));
+        if (name.empty()) {
+            logWarning({},
+                       "multipath-tools' command '" + w + " " + param("path") + "': no such path");
+            reply("fail\n");
+        } else {
+            act(w == "fail path" ? BusAct::Fail : BusAct::Reinstate, BusService::pathPath(name),
+                BusArguments::given({}), w + " " + name, reply);
+        }
+        return true;
+    }
+    if (w == "del maps" || w == "disablequeueing maps" || w == "restorequeueing maps" ||
+        w == "reset maps stats") {
+        const std::string each =
+            w.substr(0, w.find(' ')) + " map" + (w == "reset maps stats" ? " stats" : "");
+        forEveryMap(
+            w,
+            [this, each](const std::string &wwid, Reply done) {
+                Parsed one;
+                one.words = each;
+                one.params["map"] = wwid;
+                change(one, done);
+            },
+            reply);
+        return true;
+    }
+    // The rest act on one map.
+    static const std::map<std::string, BusAct> kMapActs{
+        {"del map", BusAct::Flush},
+        {"suspend map", BusAct::Suspend},
+        {"resume map", BusAct::Resume},
+        {"reload map", BusAct::Reload},
+        {"switch map group", BusAct::SwitchGroup},
+        {"disablequeueing map", BusAct::QueueIfNoPath},
+    };
+    const bool mapCommand = kMapActs.count(w) || w == "resize map" || w == "restorequeueing map" ||
+                            w == "reset map stats";
+    if (!mapCommand)
+        return false;
+    const std::string given = param("map");
+    const std::string wwid = findMap(given);
+    const std::string what = w + " " + given;
+    if (wwid.empty()) {
+        logWarning({}, "multipath-tools' command '" + what + "': no such map");
+        reply("fail\n");
+        return true;
+    }
+    MapRecord &rec = daemon_.mutableState().maps.at(wwid);
+    if (w == "resize map")
+        return resize(wwid, what, reply), true;
+    if (w == "restorequeueing map") {
+        // As multipathd: the configured no_path_retry holds again.
+        if (!daemon_.dropMapSetting(wwid, "no_path_retry"))
+            logInfo(aboutMap(rec.name, wwid), "queueing is as configured already");
+        reply("ok\n");
+        return true;
+    }
+    if (w == "reset map stats") {
+        const auto since = rec.stats.queueingSince;
+        rec.stats = {};
+        if (since != std::chrono::steady_clock::time_point{})
+            rec.stats.queueingSince = daemon_.loop().now();
+        logNotice(aboutMap(rec.name, wwid), "statistics reset on request");
+        reply("ok\n");
+        return true;
+    }
+    uint32_t group = 0;
+    if (w == "switch map group") {
+        const std::string g = param("group");
+        const auto [end, ec] = std::from_chars(g.data(), g.data() + g.size(), group);
+        if (ec != std::errc() || end != g.data() + g.size()) {
+            logWarning(aboutMap(rec.name, wwid), "multipath-tools' command '" + what + " group " +
+                                                     g + "': the group is not a number");
+            reply("fail\n");
+            return true;
+        }
+    }
+    act(kMapActs.at(w), BusService::mapPath(wwid), BusArguments::given({}, group, false), what,
+        reply);
+    return true;
+}
+
+void MultipathdCommands::act(BusAct act, const std::string &objectPath, const BusArguments &args,
+                             const std::string &command, Reply reply) {
+    service_.act(act, objectPath, args,
+                 [command, reply = std::move(reply)](const char *error, const std::string &why) {
+                     if (error)
+                         logWarning({}, "multipath-tools' command '" + command + "': " + why);
+                     reply(error ? "fail\n" : "ok\n");
+                 });
+}
+
+void MultipathdCommands::forEveryMap(
+    const std::string &command, const std::function<void(const std::string &wwid, Reply)> &each,
+    Reply reply) {
+    std::vector<std::string> wwids;
+    for (const auto &[wwid, rec] : daemon_.state().maps)
+        wwids.push_back(wwid);
+    if (wwids.empty())
+        return reply("ok\n");
+    struct Tally {
+        size_t left;
+        size_t failed{0};
+        Reply reply;
+    };
+    auto tally = std::make_shared<Tally>(Tally{wwids.size(), 0, std::move(reply)});
+    for (const auto &wwid : wwids)
+        each(wwid, [tally, command](std::string answer) {
+            if (answer != "ok\n")
+                ++tally->failed;
+            if (--tally->left > 0)
+                return;
+            if (tally->failed)
+                logWarning({}, "multipath-tools' command '" + command +
+                                   "': " + std::to_string(tally->failed) + " map(s) failed");
+            tally->reply(tally->failed ? "fail\n" : "ok\n");
+        });
+}
+
+void MultipathdCommands::resize(const std::string &wwid, const std::string &command, Reply reply) {
+    // As multipathd: the sizes are read again from the paths; a map whose
+    // paths still have its size is left alone.
+    auto devices = daemon_.env().udev->enumerate("block", "disk");
+    if (!devices) {
+        logWarning({}, "multipath-tools' command '" + command +
+                           "': cannot list block devices: " + devices.error().message);
+        return reply("fail\n");
+    }
+    State &st = daemon_.mutableState();
+    for (const auto &d : *devices)
+        if (auto p = st.paths.find(d.sysname); p != st.paths.end() && p->second.mapWwid == wwid)
+            daemon_.paths().update(d);
+    auto it = st.maps.find(wwid);
+    if (it == st.maps.end())
+        return reply("fail\n");
+    uint64_t size = 0;
+    for (const auto &[name, p] : st.paths)
+        if (p.mapWwid == wwid && p.path.sizeSectors)
+            size = p.path.sizeSectors;
+    if (size == 0) {
+        logWarning(aboutMap(it->second.name, wwid),
+                   "multipath-tools' command '" + command + "': no path says its size");
+        return reply("fail\n");
+    }
+    if (size == it->second.liveMap.sizeSectors) {
+        logNotice(aboutMap(it->second.name, wwid),
+                  "resize asked: still " + std::to_string(size) + " sectors, nothing to do");
+        return reply("ok\n");
+    }
+    logNotice(aboutMap(it->second.name, wwid),
+              "resize asked: " + std::to_string(it->second.liveMap.sizeSectors) + " to " +
+                  std::to_string(size) + " sectors");
+    act(BusAct::Reload, BusService::mapPath(wwid), BusArguments::given({}), command,
+        std::move(reply));
+}
+
+std::string MultipathdCommands::findPath(const std::string &given) const {
+    const std::string name = given.starts_with("/dev/") ? given.substr(5) : given;
+    const State &st = daemon_.state();
+    if (auto it = st.paths.find(name); it != st.paths.end())
+        return name;
+    // major:minor, as multipathd takes it too.
+    for (const auto &[kname, p] : st.paths)
+        if (p.path.devt && p.path.devtString() == name)
+            return kname;
+    return {};
 }
 
 std::string MultipathdCommands::findMap(const std::string &given) const {
@@ -461,12 +681,20 @@ PathView viewOf(Daemon &daemon, const std::string &name, const PathRecord &p,
     return v;
 }
 
-/// The paths of each group of \a m, as the daemon tracks them.
-std::vector<std::vector<std::pair<std::string, const PathRecord *>>>
-groupMembers(const State &st, const mpath::model::Map &m) {
-    std::map<dev_t, std::pair<std::string, const PathRecord *>> byDevt;
+/// The daemon's paths by device number: built once per answer, so that
+/// an answer over every map costs its maps plus its paths.
+using PathIndex = std::map<dev_t, std::pair<std::string, const PathRecord *>>;
+
+PathIndex indexPaths(const State &st) {
+    PathIndex byDevt;
     for (const auto &[name, p] : st.paths)
         byDevt[p.path.devt] = {name, &p};
+    return byDevt;
+}
+
+/// The paths of each group of \a m, as the daemon tracks them.
+std::vector<std::vector<std::pair<std::string, const PathRecord *>>>
+groupMembers(const PathIndex &byDevt, const mpath::model::Map &m) {
     std::vector<std::vector<std::pair<std::string, const PathRecord *>>> out;
     for (const auto &g : m.groups) {
         auto &members = out.emplace_back();
@@ -475,6 +703,24 @@ groupMembers(const State &st, const mpath::model::Map &m) {
                 members.push_back(it->second);
     }
     return out;
+}
+
+/// A group's state in multipathd's word.
+const char *groupStateWord(GroupState s) {
+    return s == GroupState::Active     ? "active"
+           : s == GroupState::Enabled  ? "enabled"
+           : s == GroupState::Disabled ? "disabled"
+                                       : "undef";
+}
+
+/// The hardware handler as multipathd counts it: "1 alua", "0".
+std::string hwhandlerOf(const mpath::model::Map &m) {
+    std::vector<std::string> hw;
+    if (!m.hwHandler.empty()) {
+        hw.push_back(m.hwHandler);
+        hw.insert(hw.end(), m.hwHandlerArgs.begin(), m.hwHandlerArgs.end());
+    }
+    return counted(hw);
 }
 
 } // namespace
@@ -566,11 +812,10 @@ std::string MultipathdCommands::showDaemon() const {
 
 namespace {
 
-void mapJson(std::string &out, Daemon &daemon, const std::string &wwid, const MapRecord &rec,
-             const std::string &in) {
-    const State &st = daemon.state();
+void mapJson(std::string &out, Daemon &daemon, const PathIndex &paths, const std::string &wwid,
+             const MapRecord &rec, const std::string &in) {
     const auto &m = shownMap(rec);
-    const auto members = groupMembers(st, m);
+    const auto members = groupMembers(paths, m);
     unsigned up = 0;
     const PathRecord *first = nullptr;
     for (const auto &g : members)
@@ -631,12 +876,7 @@ void mapJson(std::string &out, Daemon &daemon, const std::string &wwid, const Ma
     field(i1, "write_prot", rec.live ? "rw" : "undef", true);
     field(i1, "dm_st", !rec.live ? "undef" : rec.suspended ? "suspend" : "active", true);
     field(i1, "features", counted(m.features), true);
-    std::vector<std::string> hw;
-    if (!m.hwHandler.empty()) {
-        hw.push_back(m.hwHandler);
-        hw.insert(hw.end(), m.hwHandlerArgs.begin(), m.hwHandlerArgs.end());
-    }
-    field(i1, "hwhandler", counted(hw), true);
+    field(i1, "hwhandler", hwhandlerOf(m), true);
     field(i1, "action", "", true);
     field(i1, "path_faults", std::to_string(rec.stats.pathFaults), false);
     auto orHashes = [](const std::string &s) { return s.empty() ? std::string("##") : s; };
@@ -659,16 +899,12 @@ void mapJson(std::string &out, Daemon &daemon, const std::string &wwid, const Ma
         mpath::model::PathGroup tracked;
         for (const auto &[name, p] : members[g])
             tracked.paths.push_back(p->path);
-        const std::string groupSt = grp.state == GroupState::Active     ? "active"
-                                    : grp.state == GroupState::Enabled  ? "enabled"
-                                    : grp.state == GroupState::Disabled ? "disabled"
-                                                                        : "undef";
         bool marginal = false;
         for (const auto &[name, p] : members[g])
             marginal = marginal || p->path.marginal;
         field(i2, "selector", selectorOf(grp), true);
         field(i2, "pri", std::to_string(mpath::policy::groupPriority(tracked)), false);
-        field(i2, "dm_st", groupSt, true);
+        field(i2, "dm_st", groupStateWord(grp.state), true);
         field(i2, "marginal_st", marginal ? "marginal" : "normal", true);
         field(i2, "group", std::to_string(g + 1), false);
         if (members[g].empty()) {
@@ -719,13 +955,14 @@ const char *kJsonHead = "{\n   \"major_version\": 0,\n   \"minor_version\": 1,\n
 
 std::string MultipathdCommands::showMapsJson() const {
     const auto maps = sortedMaps(daemon_.state());
+    const PathIndex paths = indexPaths(daemon_.state());
     std::string out = kJsonHead;
     if (maps.empty())
         return out + "   \"maps\": []\n}\n";
     out += "   \"maps\": [";
     for (size_t i = 0; i < maps.size(); ++i) {
         out += i == 0 ? "{\n" : "   },{\n";
-        mapJson(out, daemon_, maps[i].first, *maps[i].second, "   ");
+        mapJson(out, daemon_, paths, maps[i].first, *maps[i].second, "   ");
     }
     out += "   }]\n}\n";
     return out;
@@ -737,7 +974,7 @@ std::string MultipathdCommands::showMapJson(const std::string &name) const {
         return "fail\n";
     std::string out = kJsonHead;
     out += "   \"map\":{\n";
-    mapJson(out, daemon_, wwid, daemon_.state().maps.at(wwid), "   ");
+    mapJson(out, daemon_, indexPaths(daemon_.state()), wwid, daemon_.state().maps.at(wwid), "   ");
     out += "   }\n}\n";
     return out;
 }
@@ -758,13 +995,14 @@ std::string MultipathdCommands::showTopology(const std::string &only) const {
             width[c] = std::max(width[c], cells[c].size());
         views.emplace(name, std::move(v));
     }
+    const PathIndex paths = indexPaths(st);
     std::string out;
     for (const auto &[wwid, recp] : sortedMaps(st)) {
         if (!onlyWwid.empty() && wwid != onlyWwid)
             continue;
         const MapRecord &rec = *recp;
         const auto &m = shownMap(rec);
-        const auto members = groupMembers(st, m);
+        const auto members = groupMembers(paths, m);
         const PathRecord *first = nullptr;
         for (const auto &g : members)
             if (!g.empty() && !first)
@@ -776,26 +1014,17 @@ std::string MultipathdCommands::showTopology(const std::string &only) const {
         out += " " + (rec.devt ? "dm-" + std::to_string(minor(rec.devt)) : std::string("undef"));
         out += " " + (first && !first->path.vendor.empty() ? first->path.vendor : "##") + "," +
                (first && !first->path.product.empty() ? first->path.product : "##") + "\n";
-        std::vector<std::string> hw;
-        if (!m.hwHandler.empty()) {
-            hw.push_back(m.hwHandler);
-            hw.insert(hw.end(), m.hwHandlerArgs.begin(), m.hwHandlerArgs.end());
-        }
         out += "size=" + sizeText(m.sizeSectors) + " features='" + counted(m.features) +
-               "' hwhandler='" + counted(hw) + "' wp=" + (rec.live ? "rw" : "undef") + "\n";
+               "' hwhandler='" + hwhandlerOf(m) + "' wp=" + (rec.live ? "rw" : "undef") + "\n";
         for (size_t g = 0; g < m.groups.size(); ++g) {
             const bool lastGroup = g + 1 == m.groups.size();
             const auto &grp = m.groups[g];
             mpath::model::PathGroup tracked;
             for (const auto &[n, p] : members[g])
                 tracked.paths.push_back(p->path);
-            const std::string groupSt = grp.state == GroupState::Active     ? "active"
-                                        : grp.state == GroupState::Enabled  ? "enabled"
-                                        : grp.state == GroupState::Disabled ? "disabled"
-                                                                            : "undef";
             out += std::string(lastGroup ? "`" : "|") + "-+- policy='" + selectorOf(grp) +
                    "' prio=" + std::to_string(mpath::policy::groupPriority(tracked)) +
-                   " status=" + groupSt + "\n";
+                   " status=" + groupStateWord(grp.state) + "\n";
             for (size_t k = 0; k < members[g].size(); ++k) {
                 const bool lastPath = k + 1 == members[g].size();
                 const PathView &v = views.at(members[g][k].first);

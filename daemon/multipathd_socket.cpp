@@ -23,6 +23,9 @@ struct MultipathdSocket::Connection {
     std::string out; ///< the framed answer being sent
     size_t sent{0};  ///< of out
     mpath::sys::EventLoop::SourcePtr reading, writing, timer;
+    /// Held while it is open: an answer that comes after it closed finds
+    /// it gone.
+    std::shared_ptr<bool> open{std::make_shared<bool>(true)};
 
     ~Connection() {
         reading.reset();
@@ -131,13 +134,21 @@ void MultipathdSocket::serve(Connection &c) {
         command.resize(nul);
 
     // One command at a time: nothing more is read until it is answered.
-    std::string reply = answer_(command, c.root);
+    c.reading.reset();
+    std::weak_ptr<bool> open = c.open;
+    Connection *raw = &c;
+    answer_(command, c.root, [this, open, raw](std::string reply) {
+        if (open.lock())
+            send(*raw, reply);
+    });
+}
+
+void MultipathdSocket::send(Connection &c, const std::string &reply) {
     const size_t replyLen = reply.size() + 1;
     c.out.assign(reinterpret_cast<const char *>(&replyLen), sizeof(replyLen));
     c.out += reply;
     c.out += '\0';
     c.sent = 0;
-    c.reading.reset();
     writeTo(c);
 }
 

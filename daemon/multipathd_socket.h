@@ -17,9 +17,10 @@ namespace mpathd {
 /// is a native size_t with the length of the text that follows, counting
 /// the text's closing NUL. A connection may send one command after another
 /// (the interactive client does); each is answered before the next is
-/// read. The answers come from \a answer on the loop's thread; the
-/// socket only frames them, bounds them and says who asks: root (by
-/// SO_PEERCRED) or not.
+/// read. The answers come from \a answer on the loop's thread, at once
+/// or later (a command that changes a map answers once it is carried
+/// out); the socket only frames them, bounds them and says who asks: root
+/// (by SO_PEERCRED) or not.
 class MultipathdSocket {
 public:
     static constexpr const char *kName = "/org/kernel/linux/storage/multipathd";
@@ -32,8 +33,10 @@ public:
     /// or an answer half sent counts as nothing sent.
     static constexpr std::chrono::seconds kIdle{60};
 
-    /// What a caller asked, and whether it runs as root.
-    using Answer = std::function<std::string(const std::string &command, bool root)>;
+    /// Answers what a caller asked, and whether it runs as root, by
+    /// calling \a reply once, on the loop, now or later.
+    using Reply = std::function<void(std::string answer)>;
+    using Answer = std::function<void(const std::string &command, bool root, Reply reply)>;
 
     MultipathdSocket(mpath::sys::EventLoop &loop, Answer answer);
     ~MultipathdSocket();
@@ -53,6 +56,7 @@ private:
     void readFrom(Connection &c);
     /// Answers the first whole command \a c sent, if there is one.
     void serve(Connection &c);
+    void send(Connection &c, const std::string &reply);
     void writeTo(Connection &c);
     void close(Connection &c);
     void idle(Connection &c);

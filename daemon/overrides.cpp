@@ -69,10 +69,10 @@ void Overrides::set(const MultipathEntry &entry, const std::string &keyword) {
     e.keywords.insert(keyword);
 }
 
-void Overrides::drop(const std::string &wwid, const std::string &keyword) {
+bool Overrides::drop(const std::string &wwid, const std::string &keyword) {
     auto it = runtime_.find(wwid);
     if (it == runtime_.end() || !it->second.keywords.erase(keyword))
-        return;
+        return false;
     // Rebuilt from what is left: Settings has no per-keyword reset.
     MultipathEntry left;
     left.wwid = wwid;
@@ -84,6 +84,7 @@ void Overrides::drop(const std::string &wwid, const std::string &keyword) {
         runtime_.erase(it);
     else
         it->second.entry = std::move(left);
+    return true;
 }
 
 mpath::config::Config Overrides::apply(mpath::config::Config config) const {

@@ -34,8 +34,9 @@ public:
 
     /// Holds \a entry (from parse()) until clear().
     void set(const mpath::config::MultipathEntry &entry, const std::string &keyword);
-    /// Forgets \a keyword of \a wwid (it was made persistent).
-    void drop(const std::string &wwid, const std::string &keyword);
+    /// Forgets \a keyword of \a wwid (it was made persistent, or ended).
+    /// \return whether it was held
+    bool drop(const std::string &wwid, const std::string &keyword);
     /// The configuration was read again: runtime settings end.
     void clear() { runtime_.clear(); }
 

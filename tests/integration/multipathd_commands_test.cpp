@@ -2,6 +2,7 @@
 // and refusals multipathd's clients parse.
 
 #include "bus_harness.h"
+#include "bus_service.h"
 #include "daemon_harness.h"
 #include "multipathd_commands.h"
 
@@ -42,15 +43,28 @@ protected:
                 return true;
             },
             20s));
-        commands_.emplace(h_.daemon());
+        service_.emplace(h_.daemon());
+        commands_.emplace(h_.daemon(), *service_, [this] { ++shutdowns_; });
     }
 
+    /// The answer, once it comes (a change answers once carried out).
     std::string ask(const std::string &command, bool root = true) {
-        return commands_->answer(command, root);
+        auto got = std::make_shared<std::optional<std::string>>();
+        commands_->answer(command, root, [got](std::string a) { *got = std::move(a); });
+        if (!*got)
+            h_.advanceUntil([&] { return got->has_value(); }, 60s);
+        return got->value_or("(no answer)");
+    }
+
+    /// The map's document as "show map X json" gives it.
+    nlohmann::json map(const std::string &name) {
+        return nlohmann::json::parse(ask("show map " + name + " json"))["map"];
     }
 
     mpathd_test::DaemonHarness h_;
+    std::optional<mpathd::BusService> service_;
     std::optional<mpathd::MultipathdCommands> commands_;
+    int shutdowns_{0};
 };
 
 TEST_F(MultipathdCommandsTest, ShowMapsJsonIsMultipathdsDocumentWithItsKeysInItsOrder) {
@@ -160,13 +174,126 @@ TEST_F(MultipathdCommandsTest, ACallerThatIsNotRootMayOnlyShow) {
 }
 
 TEST_F(MultipathdCommandsTest, ACommandNotServedFailsAndSaysWhatToUseInstead) {
-    const auto reloads = h_.daemon().counters().reloads;
-    EXPECT_EQ(ask("reload map data"), "fail\n");
-    h_.settle();
-    EXPECT_EQ(h_.daemon().counters().reloads, reloads);
+    EXPECT_EQ(ask("show config"), "fail\n");
     EXPECT_NE(
-        h_.logText().find("'reload map' is not served by mpathd; mpathctl reload MAP does it"),
+        h_.logText().find("'show config' is not served by mpathd; mpathctl config show does it"),
         std::string::npos);
+}
+
+TEST_F(MultipathdCommandsTest, FailAndReinstatePathSendTheMessagesAndAnswerOnceSent) {
+    EXPECT_EQ(ask("fail path sdc"), "ok\n");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_path 8:32")) << h_.logText();
+    EXPECT_EQ(map(kMapA)["path_groups"][1]["paths"][0]["dm_st"], "failed");
+    // Checks leave a path failed on request failed.
+    h_.advance(12s);
+    EXPECT_FALSE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:32"));
+    EXPECT_EQ(ask("reinstate path /dev/sdc"), "ok\n");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " reinstate_path 8:32"));
+    EXPECT_EQ(ask("fail path 8:48"), "ok\n") << "a path by major:minor";
+    EXPECT_TRUE(h_.called("message data fail_path 8:48"));
+    EXPECT_EQ(ask("fail path sdz"), "fail\n");
+    EXPECT_NE(h_.logText().find("'fail path sdz': no such path"), std::string::npos);
+}
+
+TEST_F(MultipathdCommandsTest, SwitchGroupTakesAnExistingGroupOnly) {
+    EXPECT_EQ(ask("switchgroup map data group 2"), "ok\n");
+    EXPECT_TRUE(h_.called("message data switch_group 2")) << h_.logText();
+    EXPECT_EQ(map("data")["switch_grp"], 1);
+    EXPECT_EQ(ask("switch map data group 3"), "fail\n");
+    EXPECT_NE(h_.logText().find("has 2 path groups: there is no group 3"), std::string::npos);
+    EXPECT_EQ(ask("switch map data group two"), "fail\n");
+    EXPECT_EQ(ask("switch map nosuchmap group 1"), "fail\n");
+    EXPECT_EQ(h_.count("message data switch_group"), 1u);
+}
+
+TEST_F(MultipathdCommandsTest, SuspendResumeAndReloadActOnTheMap) {
+    EXPECT_EQ(ask("suspend map data"), "ok\n");
+    EXPECT_TRUE(h_.called("suspend data"));
+    EXPECT_EQ(map("data")["dm_st"], "suspend");
+    EXPECT_EQ(ask("resume map data"), "ok\n");
+    EXPECT_TRUE(h_.called("resume data"));
+    EXPECT_EQ(map("data")["dm_st"], "active");
+    const auto loads = map("data")["map_loads"].get<int>();
+    EXPECT_EQ(ask("reload map data"), "ok\n");
+    EXPECT_EQ(map("data")["map_loads"], loads + 1);
+}
+
+TEST_F(MultipathdCommandsTest, DisableQueueingHoldsUntilRestoreQueueingGivesTheConfiguredValue) {
+    EXPECT_EQ(map("data")["features"], "1 queue_if_no_path");
+    EXPECT_EQ(ask("disablequeueing map data"), "ok\n");
+    EXPECT_TRUE(h_.called("message data fail_if_no_path"));
+    h_.settle();
+    EXPECT_EQ(map("data")["queueing"], "off");
+    EXPECT_EQ(ask("restorequeueing map data"), "ok\n");
+    h_.settle();
+    // no_path_retry 3, as configured: queueing again, for 3 checks.
+    EXPECT_EQ(map("data")["features"], "1 queue_if_no_path") << h_.logText();
+    EXPECT_EQ(map("data")["queueing"], "3 chk");
+
+    EXPECT_EQ(ask("disablequeueing maps"), "ok\n");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_if_no_path"));
+    EXPECT_EQ(ask("restorequeueing maps"), "ok\n");
+}
+
+TEST_F(MultipathdCommandsTest, DelAndAddPathTakeAPathOutOfItsMapAndBack) {
+    EXPECT_EQ(ask("del path sdb"), "ok\n");
+    h_.settle();
+    EXPECT_EQ(h_.table(kMapA).find("8:16"), std::string::npos) << h_.table(kMapA);
+    EXPECT_EQ(ask("add path /dev/sdb"), "ok\n");
+    h_.settle();
+    EXPECT_NE(h_.table(kMapA).find("8:16"), std::string::npos) << h_.table(kMapA);
+    EXPECT_EQ(ask("add path sdz"), "fail\n");
+}
+
+TEST_F(MultipathdCommandsTest, DelMapRemovesItAndDelMapsRemovesEveryMap) {
+    EXPECT_EQ(ask("del map nosuchmap"), "fail\n");
+    EXPECT_EQ(ask("remove map data"), "ok\n");
+    EXPECT_TRUE(h_.called("remove data")) << h_.logText();
+    EXPECT_EQ(ask("show map data json"), "fail\n");
+    EXPECT_EQ(ask("del maps"), "ok\n");
+    EXPECT_TRUE(h_.called(std::string("remove ") + kMapA));
+    EXPECT_TRUE(h_.liveMaps().empty());
+    EXPECT_EQ(ask("show maps"), "ok\n");
+}
+
+TEST_F(MultipathdCommandsTest, ResizeReadsThePathSizesAndReloadsOnlyWhenTheyChanged) {
+    const auto loads = map("data")["map_loads"].get<int>();
+    EXPECT_EQ(ask("resize map data"), "ok\n");
+    EXPECT_EQ(map("data")["map_loads"], loads) << "the same size: nothing to do";
+    // The LUN grew and each path was rescanned, with no uevent seen.
+    for (auto [name, minor, host, lun] : {std::tuple{"sdd", 48u, 1u, 2u}, {"sde", 64u, 2u, 3u}}) {
+        mpath::testing::SysfsTreeBuilder::ScsiDisk d;
+        d.name = name;
+        d.minor = minor;
+        d.host = host;
+        d.lun = lun;
+        d.sizeSectors = 4096;
+        d.vendor = "ACME";
+        d.model = "Array";
+        d.accessState = "active/optimized";
+        ASSERT_TRUE(h_.tree().addScsiDisk(d));
+    }
+    EXPECT_EQ(ask("resize map data"), "ok\n");
+    EXPECT_EQ(map("data")["map_loads"], loads + 1);
+    EXPECT_NE(ask("show map data topology").find("size=2.0M"), std::string::npos);
+}
+
+TEST_F(MultipathdCommandsTest, ResetStatsZeroesTheMapsCounters) {
+    h_.injectMap("change", kMapA, "PATH_FAILED", "8:32");
+    h_.settle();
+    EXPECT_EQ(map(kMapA)["path_faults"], 1);
+    EXPECT_EQ(ask(std::string("reset map ") + kMapA + " stats"), "ok\n");
+    EXPECT_EQ(map(kMapA)["path_faults"], 0);
+    EXPECT_EQ(map(kMapA)["map_loads"], 0);
+    EXPECT_EQ(ask("reset maps stats"), "ok\n");
+    EXPECT_EQ(map("data")["map_loads"], 0);
+}
+
+TEST_F(MultipathdCommandsTest, ShutdownStopsTheDaemonForRootOnly) {
+    EXPECT_EQ(ask("shutdown", false), "permission deny: need to be root\n");
+    EXPECT_EQ(shutdowns_, 0);
+    EXPECT_EQ(ask("shutdown"), "ok\n");
+    EXPECT_EQ(shutdowns_, 1);
 }
 
 TEST_F(MultipathdCommandsTest, ShowPathsAndShowMapsPadEveryColumnAsMultipathdDoes) {

@@ -54,13 +54,24 @@ class MultipathdSocketTest : public ::testing::Test {
 protected:
     void SetUp() override {
         name_ = uniqueName();
-        socket_.emplace(loop_, [this](const std::string &command, bool root) {
-            asked_.push_back(command);
-            roots_.push_back(root);
-            if (command == "big")
-                return std::string(1 << 20, 'x');
-            return "answer to " + command + "\n";
-        });
+        socket_.emplace(
+            loop_, [this](const std::string &command, bool root, MultipathdSocket::Reply reply) {
+                asked_.push_back(command);
+                roots_.push_back(root);
+                if (command == "big")
+                    return reply(std::string(1 << 20, 'x'));
+                if (command == "later") {
+                    // Answered once something else happened, as a change is.
+                    later_.push_back(loop_.addTimer(1s, [reply] { reply("done later\n"); }));
+                    return;
+                }
+                if (command == "slow") {
+                    later_.push_back(loop_.addTimer(MultipathdSocket::kIdle + 30s,
+                                                    [reply] { reply("done at last\n"); }));
+                    return;
+                }
+                reply("answer to " + command + "\n");
+            });
         auto r = socket_->start(name_);
         ASSERT_TRUE(r) << r.error().message;
     }
@@ -103,6 +114,7 @@ protected:
     std::string name_;
     std::optional<MultipathdSocket> socket_;
     std::vector<std::string> asked_;
+    std::vector<mpath::sys::EventLoop::SourcePtr> later_;
     std::vector<bool> roots_;
 };
 
@@ -149,6 +161,44 @@ TEST_F(MultipathdSocketTest, AnAnswerLargerThanTheSocketTakesComesWholeToASlowRe
     ::close(fd);
 }
 
+TEST_F(MultipathdSocketTest, AnAnswerGivenLaterComesBeforeTheNextCommandIsRead) {
+    int fd = connectTo(name_);
+    ASSERT_GE(fd, 0);
+    const std::string f = frame("later") + frame("show maps");
+    ASSERT_EQ(::write(fd, f.data(), f.size()), static_cast<ssize_t>(f.size()));
+    for (int i = 0; i < 5; ++i)
+        loop_.dispatch(5ms);
+    EXPECT_EQ(asked_, std::vector<std::string>{"later"}) << "the next one waits for the answer";
+    // Other callers are served meanwhile.
+    int other = connectTo(name_);
+    ASSERT_GE(other, 0);
+    const std::string g = frame("show paths");
+    ASSERT_EQ(::write(other, g.data(), g.size()), static_cast<ssize_t>(g.size()));
+    EXPECT_EQ(answer(other), "answer to show paths\n");
+    ::close(other);
+    loop_.advance(1s);
+    EXPECT_EQ(answer(fd), "done later\n");
+    EXPECT_EQ(answer(fd), "answer to show maps\n");
+    ::close(fd);
+}
+
+TEST_F(MultipathdSocketTest, AnAnswerForACallerThatWentIsDropped) {
+    int fd = connectTo(name_);
+    ASSERT_GE(fd, 0);
+    const std::string f = frame("slow");
+    ASSERT_EQ(::write(fd, f.data(), f.size()), static_cast<ssize_t>(f.size()));
+    for (int i = 0; i < 5; ++i)
+        loop_.dispatch(5ms);
+    ASSERT_EQ(asked_.size(), 1u);
+    // Gone while its answer was being made: the idle bound closes it.
+    ::close(fd);
+    loop_.advance(MultipathdSocket::kIdle + 1s);
+    EXPECT_EQ(socket_->connections(), 0u);
+    loop_.advance(30s); // the answer comes, for no one
+    EXPECT_EQ(socket_->connections(), 0u);
+    EXPECT_EQ(asked_.size(), 1u);
+}
+
 TEST_F(MultipathdSocketTest, AnOversizedCommandClosesItsConnectionAndOthersAreServed) {
     int bad = connectTo(name_);
     ASSERT_GE(bad, 0);
@@ -181,7 +231,8 @@ TEST_F(MultipathdSocketTest, AnIdleConnectionIsClosedAfterItsBound) {
 
 TEST_F(MultipathdSocketTest, ANameInUseIsRefusedWithWhoHasIt) {
     ManualLoop other;
-    MultipathdSocket second(other, [](const std::string &, bool) { return std::string(); });
+    MultipathdSocket second(
+        other, [](const std::string &, bool, MultipathdSocket::Reply r) { r(std::string()); });
     auto r = second.start(name_);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, EADDRINUSE);
