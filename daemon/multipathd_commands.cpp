@@ -318,6 +318,8 @@ void MultipathdCommands::answer(const std::string &command, bool root, Reply rep
     if (words.empty())
         return reply(help(command, "Missing argument"));
     Parsed parsed;
+    for (const auto &word : words)
+        parsed.text += (parsed.text.empty() ? "" : " ") + word;
     for (size_t i = 0; i < words.size(); ++i) {
         const Keyword *k = findKeyword(words[i]);
         if (!k)
@@ -408,18 +410,17 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
         const std::string given = param("path");
         const std::string name = given.starts_with("/dev/") ? given.substr(5) : given;
         act(w == "add path" ? BusAct::AddPath : BusAct::RemovePath, BusService::kRoot,
-            BusArguments::given(name), w + " " + given, reply);
+            BusArguments::given(name), parsed.text, reply);
         return true;
     }
     if (w == "fail path" || w == "reinstate path") {
         const std::string name = findPath(param("path"));
         if (name.empty()) {
-            logWarning({},
-                       "multipath-tools' command '" + w + " " + param("path") + "': no such path");
+            logWarning({}, "multipath-tools' command '" + parsed.text + "': no such path");
             reply("fail\n");
         } else {
             act(w == "fail path" ? BusAct::Fail : BusAct::Reinstate, BusService::pathPath(name),
-                BusArguments::given({}), w + " " + name, reply);
+                BusArguments::given({}), parsed.text, reply);
         }
         return true;
     }
@@ -432,6 +433,7 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
             [this, each](const std::string &wwid, Reply done) {
                 Parsed one;
                 one.words = each;
+                one.text = each + " " + wwid;
                 one.params["map"] = wwid;
                 change(one, done);
             },
@@ -453,7 +455,7 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
         return false;
     const std::string given = param("map");
     const std::string wwid = findMap(given);
-    const std::string what = w + " " + given;
+    const std::string &what = parsed.text;
     if (wwid.empty()) {
         logWarning({}, "multipath-tools' command '" + what + "': no such map");
         reply("fail\n");
@@ -483,8 +485,8 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
         const std::string g = param("group");
         const auto [end, ec] = std::from_chars(g.data(), g.data() + g.size(), group);
         if (ec != std::errc() || end != g.data() + g.size()) {
-            logWarning(aboutMap(rec.name, wwid), "multipath-tools' command '" + what + " group " +
-                                                     g + "': the group is not a number");
+            logWarning(aboutMap(rec.name, wwid),
+                       "multipath-tools' command '" + what + "': the group is not a number");
             reply("fail\n");
             return true;
         }

@@ -46,6 +46,7 @@ private:
     /// A parsed command: its keywords, aliases resolved, joined by spaces
     /// ("show map json"), and the parameters of those that take one.
     struct Parsed {
+        std::string text; ///< as given, its words one blank apart, for the log
         std::string words;
         std::map<std::string, std::string> params;
     };

@@ -124,8 +124,40 @@ ask_both_daemons() { # ask_both_daemons DIR: the answers of whichever daemon run
 	setpriv --reuid=65534 --regid=65534 --clear-groups multipathd fail path "$opt" > "$d/user-fail.txt"
 	echo "exit $?" >> "$d/user-fail.txt"
 }
+# What multipath-tools' callers do with the same client (os-brick, CSI
+# drivers, admins' runbooks): each command's answer, its exit status and
+# what the kernel shows right after, the same under both daemons.
+act_on_both() { # act_on_both FILE
+	local f=$1
+	said() { # said WHAT...: the client's answer to WHAT and its exit status
+		local out rc
+		out=$(multipathd "$@" 2>&1)
+		rc=$?
+		echo "$*: $(echo "$out" | tr '\n' ' ')(exit $rc)" >> "$f"
+	}
+	: > "$f"
+	said fail path "$standby"
+	echo "  $standby $(path_state "$map" "$dstandby")" >> "$f"
+	said reinstate path "$standby"
+	echo "  $standby $(path_state "$map" "$dstandby")" >> "$f"
+	said suspend map "$vmap"
+	echo "  $(dmsetup info -c --noheadings -o suspended "$vmap")" >> "$f"
+	said resume map "$vmap"
+	echo "  $(dmsetup info -c --noheadings -o suspended "$vmap")" >> "$f"
+	said disablequeueing map "$vmap"
+	dmsetup table "$vmap" | grep -q queue_if_no_path && echo "  queueing" >> "$f" || echo "  not queueing" >> "$f"
+	said restorequeueing map "$vmap"
+	vqueueing() { dmsetup table "$vmap" | grep -q queue_if_no_path; }
+	wait_until 10 vqueueing && echo "  queueing" >> "$f" || echo "  not queueing" >> "$f"
+	said switch map "$map" group 1
+	said switch map "$map" group 9
+	said resize map "$vmap"
+	said fail path nosuchpath
+	said resume map nosuchmap
+}
 sleep 3 # every path checked once under multipathd
 ask_both_daemons "$RESULTS/compat/multipathd"
+act_on_both "$RESULTS/compat/multipathd/act.txt"
 
 fio_verify switch "/dev/mapper/$map" 300 > "$RESULTS/fio.log" 2>&1 &
 fio=$!
@@ -264,6 +296,14 @@ if fio_stop "$fio" "$RESULTS/fio.log"; then
 else
 	broken "fio failed across the switch and the faults: $(grep -m 2 -i error "$RESULTS/fio.log")"
 fi
+
+# The same commands of mpathd, the paths up again.
+all_up() { for d in "$dopt" "$dnonopt" "$dstandby"; do path_is "$map" "$d" A || return 1; done; }
+wait_until 20 all_up || broken "the paths are not all active again: $(dmsetup status "$map")"
+act_on_both "$RESULTS/compat/mpathd/act.txt"
+diff "$RESULTS/compat/multipathd/act.txt" "$RESULTS/compat/mpathd/act.txt" > "$RESULTS/compat/act.txt.diff" ||
+	broken "multipathd's commands act otherwise under mpathd: $(head -n 8 "$RESULTS/compat/act.txt.diff" | tr '\n' ' ')"
+result compat_commands "$(grep -c 'exit' "$RESULTS/compat/mpathd/act.txt") commands, $(grep -c '(exit 0)' "$RESULTS/compat/mpathd/act.txt") ok"
 
 kill -0 "$MPATHD_PID" || die "mpathd died"
 mpathd_stop TERM
