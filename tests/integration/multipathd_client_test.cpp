@@ -1,0 +1,132 @@
+// multipath-tools' `multipathd COMMAND` as its callers run it (cli/
+// multipathd_client.cpp): the real program against the daemon's command
+// socket, on the test's loop.
+
+#include "bus_harness.h"
+#include "bus_service.h"
+#include "daemon_harness.h"
+#include "multipathd_commands.h"
+#include "multipathd_socket.h"
+
+#include <future>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#ifdef MULTIPATHD_CLIENT
+
+namespace {
+
+using namespace std::chrono_literals;
+using mpathd_test::kMapA;
+
+class MultipathdClientTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        h_.config(mpathd_test::kConfig);
+        h_.addDisk("sdb", 16, 1, kMapA, "active/optimized");
+        h_.addDisk("sdc", 32, 2, kMapA, "standby");
+        h_.start();
+        h_.settle();
+        service_.emplace(h_.daemon());
+        commands_.emplace(h_.daemon(), *service_);
+        socket_.emplace(h_.loop(),
+                        [this](const std::string &c, bool root, mpathd::MultipathdSocket::Reply r) {
+                            asked_.push_back(c);
+                            commands_->answer(c, root, std::move(r));
+                        });
+        name_ = "/org/mpathd/test/multipathd-client/" + std::to_string(::getpid());
+        ASSERT_TRUE(socket_->start(name_));
+    }
+
+    struct Run {
+        int status;
+        std::string out, err;
+    };
+
+    /// Runs the client with \a args (shell words), \a input on its stdin,
+    /// while the loop serves it.
+    Run client(const std::string &args, const std::string &input = "",
+               const std::string &socket = "") {
+        const auto dir = h_.dir().path();
+        mpath_test::writeFile(dir / "client.in", input);
+        const std::string cmd =
+            "MPATH_MULTIPATHD_SOCKET=" + (socket.empty() ? name_ : socket) +
+            " " MULTIPATHD_CLIENT " " + args + " <" + (dir / "client.in").string() + " >" +
+            (dir / "client.out").string() + " 2>" + (dir / "client.err").string();
+        auto future = std::async(std::launch::async, [cmd] { return std::system(cmd.c_str()); });
+        for (int i = 0; i < 2000 && future.wait_for(0ms) != std::future_status::ready; ++i)
+            h_.advance(10ms);
+        const int st = future.get();
+        return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, mpath_test::readFile(dir / "client.out"),
+                mpath_test::readFile(dir / "client.err")};
+    }
+
+    mpathd_test::DaemonHarness h_;
+    std::optional<mpathd::BusService> service_;
+    std::optional<mpathd::MultipathdCommands> commands_;
+    std::optional<mpathd::MultipathdSocket> socket_;
+    std::string name_;
+    std::vector<std::string> asked_;
+};
+
+TEST_F(MultipathdClientTest, SendsTheWordsAsMultipathToolsClientDoesAndPrintsTheAnswer) {
+    const Run r = client("show maps json");
+    EXPECT_EQ(r.status, 0) << r.err;
+    // Each word and a blank, then a newline: what multipathd's parser
+    // gets from its own client.
+    EXPECT_EQ(asked_, std::vector<std::string>{"show maps json \n"});
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["maps"][0]["uuid"], kMapA);
+    EXPECT_EQ(client("-k\"show maps json\"").out, r.out);
+}
+
+TEST_F(MultipathdClientTest, ExitsOneExactlyWhenTheAnswerIsFail) {
+    const Run missing = client("show map nosuchmap json");
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_EQ(missing.out, "fail\n");
+    const Run failed = client("fail path sdc");
+    EXPECT_EQ(failed.status, 0) << failed.out << failed.err;
+    EXPECT_EQ(failed.out, "ok\n");
+    EXPECT_TRUE(h_.called(std::string("message ") + kMapA + " fail_path 8:32"));
+    // Help is no failure for multipath-tools' client either.
+    const Run help = client("show frobnicate");
+    EXPECT_EQ(help.status, 0);
+    EXPECT_TRUE(help.out.starts_with("show frobnicate \n: not found\n")) << help.out;
+}
+
+TEST_F(MultipathdClientTest, DashKAloneReadsCommandsUntilQuit) {
+    const Run r = client("-k", "show daemon\n\nshow status\nquit\nshow maps\n");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(asked_, (std::vector<std::string>{"show daemon", "show status"}));
+    EXPECT_EQ(r.out, "pid " + std::to_string(::getpid()) +
+                         " idle\npath checker states:\nup                  2\n\npaths: 2\n"
+                         "busy: False\n");
+}
+
+TEST_F(MultipathdClientTest, RefusesWhatMultipathToolsClientRefuses) {
+    const Run big = client(std::string(200, 'x'));
+    EXPECT_EQ(big.status, 1);
+    EXPECT_EQ(big.err, "multipathd command too large\n");
+    const Run bad = client("-x show maps");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_TRUE(bad.err.starts_with("Invalid argument '-x'\n")) << bad.err;
+    EXPECT_TRUE(asked_.empty());
+    // No command: it runs no daemon, and says which one does.
+    const Run none = client("-d -s");
+    EXPECT_EQ(none.status, 1);
+    EXPECT_NE(none.err.find("mpathd.service"), std::string::npos) << none.err;
+}
+
+TEST_F(MultipathdClientTest, NoDaemonIsExitOneAndNothingOnStdout) {
+    const Run r = client("show maps", "", "/org/mpathd/test/multipathd-client/nobody");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("cannot reach the daemon at @/org/mpathd/test/multipathd-client/nobody"),
+              std::string::npos)
+        << r.err;
+}
+
+} // namespace
+
+#endif
