@@ -81,6 +81,10 @@ void MapPolicies::update(const std::string &wwid) {
     rec.countdownEnded(daemon_.loop().now());
     const bool wasDisabled = rec.queueingDisabled;
     rec.queueingDisabled = false;
+    // An outage that fails I/O, at once or in the end, counts as the
+    // map's failure, as multipathd counts them.
+    if (!changed && retry.kind != NoPathRetry::Kind::Queue)
+        ++rec.stats.mapFailures;
     const std::string now =
         changed ? "no_path_retry is " + mpath::config::toString(retry) + ": " : "no usable path: ";
     switch (retry.kind) {

@@ -208,32 +208,6 @@ std::string jsonText(const std::string &s) {
     return out;
 }
 
-/// Columns padded as multipathd pads them: each as wide as its header or
-/// its widest value, every column (the last too) filled with blanks.
-std::string table(const std::vector<std::string> &header,
-                  const std::vector<std::vector<std::string>> &rows, bool withHeader) {
-    std::vector<size_t> width(header.size(), 0);
-    for (size_t c = 0; c < header.size(); ++c) {
-        width[c] = withHeader ? header[c].size() : 0;
-        for (const auto &r : rows)
-            width[c] = std::max(width[c], r[c].size());
-    }
-    auto line = [&](const std::vector<std::string> &cells) {
-        std::string l;
-        for (size_t c = 0; c < cells.size(); ++c) {
-            if (c)
-                l += ' ';
-            l += cells[c];
-            l.append(width[c] - cells[c].size(), ' ');
-        }
-        return l + "\n";
-    };
-    std::string out = withHeader ? line(header) : std::string();
-    for (const auto &r : rows)
-        out += line(r);
-    return out;
-}
-
 std::string sizeText(uint64_t sectors) {
     double s = static_cast<double>(sectors >> 1); // KiB
     const char units[] = {'K', 'M', 'G', 'T', 'P'};
@@ -262,8 +236,164 @@ std::string selectorOf(const mpath::model::PathGroup &g) {
 /// What a path shows in multipathd's columns and JSON.
 struct PathView {
     std::string hcil, dev, devt, pri, dmSt, chkSt, devSt, nextCheck, checker, hostWwnn, targetWwnn,
-        hostWwpn, targetWwpn, lunHex, marginal;
+        hostWwpn, targetWwpn, lunHex, marginal, uuid, vpr, size, serial, map, protocol, failures;
 };
+
+/// What a map shows in multipathd's columns and JSON.
+struct MapView {
+    std::string name, uuid, sysfs, failback, queueing, paths, writeProt, dmSt, size, features,
+        failures, hwhandler, action, pathFaults, switchGrp, mapLoads, totalQTime, qTimeouts, vend,
+        prod, rev, vpr;
+};
+
+/// Values that multipathd prints the same for every device here.
+const std::string kForeign = "--";
+const std::string kUndef = "[undef]";
+const std::string kInitOk = "ok";
+
+/// One wildcard of multipathd's formats: its letter, its column's
+/// header, and the value.
+template <typename View>
+struct Wildcard {
+    char letter;
+    const char *header;
+    const std::string View::*value;
+};
+
+const Wildcard<MapView> kMapWildcards[] = {
+    {'n', "name", &MapView::name},
+    {'w', "uuid", &MapView::uuid},
+    {'d', "sysfs", &MapView::sysfs},
+    {'F', "failback", &MapView::failback},
+    {'Q', "queueing", &MapView::queueing},
+    {'N', "paths", &MapView::paths},
+    {'r', "write_prot", &MapView::writeProt},
+    {'t', "dm-st", &MapView::dmSt},
+    {'S', "size", &MapView::size},
+    {'f', "features", &MapView::features},
+    {'x', "failures", &MapView::failures},
+    {'h', "hwhandler", &MapView::hwhandler},
+    {'A', "action", &MapView::action},
+    {'0', "path_faults", &MapView::pathFaults},
+    {'1', "switch_grp", &MapView::switchGrp},
+    {'2', "map_loads", &MapView::mapLoads},
+    {'3', "total_q_time", &MapView::totalQTime},
+    {'4', "q_timeouts", &MapView::qTimeouts},
+    {'s', "vend/prod/rev", &MapView::vpr},
+    {'v', "vend", &MapView::vend},
+    {'p', "prod", &MapView::prod},
+    {'e', "rev", &MapView::rev},
+    {'G', "foreign", nullptr},
+    {'g', "vpd page data", nullptr},
+};
+
+const Wildcard<PathView> kPathWildcards[] = {
+    {'w', "uuid", &PathView::uuid},
+    {'i', "hcil", &PathView::hcil},
+    {'d', "dev", &PathView::dev},
+    {'D', "dev_t", &PathView::devt},
+    {'t', "dm_st", &PathView::dmSt},
+    {'o', "dev_st", &PathView::devSt},
+    {'T', "chk_st", &PathView::chkSt},
+    {'s', "vend/prod/rev", &PathView::vpr},
+    {'c', "checker", &PathView::checker},
+    {'C', "next_check", &PathView::nextCheck},
+    {'p', "pri", &PathView::pri},
+    {'S', "size", &PathView::size},
+    {'z', "serial", &PathView::serial},
+    {'M', "marginal_st", &PathView::marginal},
+    {'m', "multipath", &PathView::map},
+    {'N', "host WWNN", &PathView::hostWwnn},
+    {'n', "target WWNN", &PathView::targetWwnn},
+    {'R', "host WWPN", &PathView::hostWwpn},
+    {'r', "target WWPN", &PathView::targetWwpn},
+    {'a', "host adapter", nullptr},
+    {'G', "foreign", nullptr},
+    {'g', "vpd page data", nullptr},
+    {'0', "failures", &PathView::failures},
+    {'P', "protocol", &PathView::protocol},
+    {'I', "init_st", nullptr},
+    {'L', "LUN hex", &PathView::lunHex},
+};
+
+/// The value of a wildcard without a field: the same for every device.
+template <typename View>
+const std::string &constantOf(char letter) {
+    switch (letter) {
+    case 'G':
+        return kForeign;
+    case 'I':
+        return kInitOk;
+    default:
+        return kUndef; // vpd page data, host adapter: not read
+    }
+}
+
+/// \a views printed by \a format as multipathd prints it: the text as
+/// it is, each %X replaced by that wildcard's value (nothing for an
+/// unknown one). \a pretty: each wildcard's column as wide as its header
+/// or widest value, the last too, and with \a header a header line;
+/// else neither.
+template <typename View, size_t N>
+std::string formatted(const Wildcard<View> (&wildcards)[N], const std::string &format,
+                      const std::vector<View> &views, bool pretty, bool header = true) {
+    struct Piece {
+        std::string text;               ///< literal text, when no wildcard
+        const Wildcard<View> *wildcard; ///< null for text and unknown ones
+        bool isWildcard;
+        size_t width;
+    };
+    std::vector<Piece> pieces;
+    for (size_t i = 0; i < format.size(); ++i) {
+        if (format[i] != '%' || i + 1 >= format.size()) {
+            if (pieces.empty() || pieces.back().isWildcard)
+                pieces.push_back({{}, nullptr, false, 0});
+            pieces.back().text += format[i];
+            continue;
+        }
+        const char letter = format[++i];
+        const Wildcard<View> *w = nullptr;
+        for (const auto &candidate : wildcards)
+            if (candidate.letter == letter)
+                w = &candidate;
+        pieces.push_back({{}, w, true, 0});
+    }
+    auto value = [](const Piece &p, const View &v) -> const std::string & {
+        static const std::string none;
+        if (!p.wildcard)
+            return none;
+        return p.wildcard->value ? v.*(p.wildcard->value) : constantOf<View>(p.wildcard->letter);
+    };
+    if (pretty)
+        for (auto &p : pieces) {
+            if (!p.isWildcard || !p.wildcard)
+                continue;
+            p.width = std::string_view(p.wildcard->header).size();
+            for (const auto &v : views)
+                p.width = std::max(p.width, value(p, v).size());
+        }
+    auto line = [&](auto cell) {
+        std::string l;
+        for (const auto &p : pieces) {
+            if (!p.isWildcard) {
+                l += p.text;
+                continue;
+            }
+            const std::string c = cell(p);
+            l += c;
+            if (c.size() < p.width)
+                l.append(p.width - c.size(), ' ');
+        }
+        return l + "\n";
+    };
+    std::string out;
+    if (pretty && header)
+        out +=
+            line([](const Piece &p) { return std::string(p.wildcard ? p.wildcard->header : ""); });
+    for (const auto &v : views)
+        out += line([&](const Piece &p) { return value(p, v); });
+    return out;
+}
 
 } // namespace
 
@@ -273,6 +403,15 @@ MultipathdCommands::MultipathdCommands(Daemon &daemon, BusService &service,
 
 std::vector<std::string> MultipathdCommands::served() {
     return {" list|show paths",
+            " list|show paths format $format",
+            " list|show paths raw format $format",
+            " list|show maps|multipaths format $format",
+            " list|show maps|multipaths raw format $format",
+            " list|show map|multipath $map format $format",
+            " list|show map|multipath $map raw format $format",
+            " list|show maps|multipaths status",
+            " list|show maps|multipaths stats",
+            " list|show wildcards",
             " list|show path $path",
             " list|show maps|multipaths",
             " list|show status",
@@ -359,12 +498,30 @@ std::optional<std::string> MultipathdCommands::show(const Parsed &parsed) {
         auto it = parsed.params.find(key);
         return it == parsed.params.end() ? std::string() : it->second;
     };
+    // multipathd's own formats for its tables.
+    static const std::string kPaths = "%i %d %D %p %t %T %o %C";
+    static const std::string kMaps = "%n %d %w";
     if (w == "show paths")
-        return showPaths();
+        return showPaths(kPaths, true);
+    if (w == "show paths format" || w == "show paths raw format")
+        return showPaths(param("format"), w == "show paths format");
+    if (w == "show maps format" || w == "show maps raw format")
+        return showMaps(param("format"), w == "show maps format");
+    if (w == "show map format" || w == "show map raw format") {
+        const std::string wwid = findMap(param("map"));
+        return wwid.empty() ? std::string("fail\n")
+                            : showMaps(param("format"), w == "show map format", wwid);
+    }
+    if (w == "show maps status")
+        return showMaps("%n %F %Q %N %t %r", true);
+    if (w == "show maps stats")
+        return showMaps("%n %0 %1 %2 %3 %4", true);
+    if (w == "show wildcards")
+        return showWildcards();
     if (w == "show path")
         return showPath(param("path"));
     if (w == "show maps")
-        return showMaps();
+        return showMaps(kMaps, true);
     if (w == "show status")
         return showStatus();
     if (w == "show daemon")
@@ -680,6 +837,13 @@ PathView viewOf(Daemon &daemon, const std::string &name, const PathRecord &p,
     std::snprintf(buf, sizeof(buf), "0x%016" PRIx64, lunHex);
     v.lunHex = buf;
     v.marginal = path.marginal || p.heldAsShaky() ? "marginal" : "normal";
+    v.uuid = path.wwid;
+    v.vpr = path.vendor + "," + path.product;
+    v.size = sizeText(path.sizeSectors);
+    v.serial = path.serial;
+    v.map = !map ? "[orphan]" : map->name.empty() ? "[unknown]" : map->name;
+    v.protocol = path.protocol.empty() ? "undef" : path.protocol;
+    v.failures = std::to_string(path.failCount);
     return v;
 }
 
@@ -727,28 +891,6 @@ std::string hwhandlerOf(const mpath::model::Map &m) {
 
 } // namespace
 
-std::string MultipathdCommands::showPaths() const {
-    const State &st = daemon_.state();
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> names;
-    // As multipathd: every path it may use, in a map or not; not those
-    // the blacklist keeps out.
-    for (const auto &[name, p] : st.paths)
-        if (!p.path.wwid.empty() && (!p.mapWwid.empty() || !daemon_.paths().excluded(name)))
-            names.push_back(name);
-    std::sort(names.begin(), names.end(), mpath::model::kernelNameLess);
-    for (const auto &name : names) {
-        const PathRecord &p = st.paths.at(name);
-        auto m = p.mapWwid.empty() ? st.maps.end() : st.maps.find(p.mapWwid);
-        const PathView v = viewOf(daemon_, name, p, m == st.maps.end() ? nullptr : &m->second);
-        rows.push_back({v.hcil, v.dev, v.devt, v.pri, v.dmSt, v.chkSt, v.devSt, v.nextCheck});
-    }
-    if (rows.empty())
-        return "ok\n";
-    return table({"hcil", "dev", "dev_t", "pri", "dm_st", "chk_st", "dev_st", "next_check"}, rows,
-                 true);
-}
-
 std::string MultipathdCommands::showPath(const std::string &given) const {
     std::string name = given.starts_with("/dev/") ? given.substr(5) : given;
     const State &st = daemon_.state();
@@ -758,19 +900,6 @@ std::string MultipathdCommands::showPath(const std::string &given) const {
     auto m = it->second.mapWwid.empty() ? st.maps.end() : st.maps.find(it->second.mapWwid);
     return viewOf(daemon_, name, it->second, m == st.maps.end() ? nullptr : &m->second).devSt +
            "\n";
-}
-
-std::string MultipathdCommands::showMaps() const {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto &[wwid, rec] : daemon_.state().maps)
-        rows.push_back({rec.name.empty() ? wwid : rec.name,
-                        rec.devt ? "dm-" + std::to_string(minor(rec.devt)) : "undef", wwid});
-    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
-        return mpath::model::kernelNameLess(a[0], b[0]);
-    });
-    if (rows.empty())
-        return "ok\n";
-    return table({"name", "sysfs", "uuid"}, rows, true);
 }
 
 std::string MultipathdCommands::showStatus() const {
@@ -814,8 +943,8 @@ std::string MultipathdCommands::showDaemon() const {
 
 namespace {
 
-void mapJson(std::string &out, Daemon &daemon, const PathIndex &paths, const std::string &wwid,
-             const MapRecord &rec, const std::string &in) {
+MapView mapViewOf(Daemon &daemon, const PathIndex &paths, const std::string &wwid,
+                  const MapRecord &rec) {
     const auto &m = shownMap(rec);
     const auto members = groupMembers(paths, m);
     unsigned up = 0;
@@ -829,22 +958,23 @@ void mapJson(std::string &out, Daemon &daemon, const PathIndex &paths, const std
                       ? 1
                       : 0;
         }
-    std::string failback = "-";
-    std::string queueing = "-";
+    MapView v;
+    v.failback = "-";
+    v.queueing = "-";
     if (first) {
         const auto fb = daemon.config().effective(first->path).failback.value;
         if (fb.kind == mpath::config::Failback::Kind::Immediate)
-            failback = "immediate";
+            v.failback = "immediate";
         else if (fb.kind == mpath::config::Failback::Kind::Followover)
-            failback = "followover";
+            v.failback = "followover";
     }
     using mpath::config::NoPathRetry;
     switch (rec.retry.kind) {
     case NoPathRetry::Kind::Fail:
-        queueing = "off";
+        v.queueing = "off";
         break;
     case NoPathRetry::Kind::Queue:
-        queueing = "on";
+        v.queueing = "on";
         break;
     case NoPathRetry::Kind::Retries:
         if (rec.retryTimer && rec.stats.queueingSince != std::chrono::steady_clock::time_point{}) {
@@ -852,44 +982,81 @@ void mapJson(std::string &out, Daemon &daemon, const PathIndex &paths, const std
                 std::chrono::seconds(std::max(1u, daemon.globals().pollingInterval.value));
             const auto ends = rec.stats.queueingSince + interval * rec.retry.retries;
             const auto left = std::chrono::ceil<std::chrono::seconds>(ends - daemon.loop().now());
-            queueing = std::to_string(std::max<long>(0, left.count())) + " sec";
+            v.queueing = std::to_string(std::max<long>(0, left.count())) + " sec";
         } else if (up > 0) {
-            queueing = std::to_string(rec.retry.retries) + " chk";
+            v.queueing = std::to_string(rec.retry.retries) + " chk";
         } else {
-            queueing = "off";
+            v.queueing = "off";
         }
         break;
     }
     auto queued = rec.stats.queued;
     if (rec.stats.queueingSince != std::chrono::steady_clock::time_point{})
         queued += daemon.loop().now() - rec.stats.queueingSince;
+    v.name = rec.name.empty() ? wwid : rec.name;
+    v.uuid = wwid;
+    v.sysfs = rec.devt ? "dm-" + std::to_string(minor(rec.devt)) : "undef";
+    v.paths = std::to_string(up);
+    v.writeProt = rec.live ? "rw" : "undef";
+    v.dmSt = !rec.live ? "undef" : rec.suspended ? "suspend" : "active";
+    v.size = sizeText(m.sizeSectors);
+    v.features = counted(m.features);
+    v.failures = std::to_string(rec.stats.mapFailures);
+    v.hwhandler = hwhandlerOf(m);
+    v.pathFaults = std::to_string(rec.stats.pathFaults);
+    v.switchGrp = std::to_string(rec.stats.switchGroups);
+    v.mapLoads = std::to_string(rec.stats.loads);
+    v.totalQTime = std::to_string(std::chrono::duration_cast<std::chrono::seconds>(queued).count());
+    v.qTimeouts = std::to_string(rec.stats.queueTimeouts);
+    // The first path that has each, as multipathd takes them.
+    auto firstWith = [&](auto field) {
+        for (const auto &g : members)
+            for (const auto &[name, p] : g)
+                if (!(p->path.*field).empty())
+                    return p->path.*field;
+        return std::string("##");
+    };
+    v.vend = firstWith(&mpath::model::Path::vendor);
+    v.prod = firstWith(&mpath::model::Path::product);
+    v.rev = firstWith(&mpath::model::Path::revision);
+    v.vpr = "##,##";
+    for (const auto &g : members)
+        for (const auto &[name, p] : g)
+            if (v.vpr == "##,##" && !p->path.vendor.empty() && !p->path.product.empty())
+                v.vpr = p->path.vendor + "," + p->path.product;
+    return v;
+}
+
+void mapJson(std::string &out, Daemon &daemon, const PathIndex &paths, const std::string &wwid,
+             const MapRecord &rec, const std::string &in) {
+    const auto &m = shownMap(rec);
+    const auto members = groupMembers(paths, m);
+    const MapView v = mapViewOf(daemon, paths, wwid, rec);
     const std::string i1 = in + "   ", i2 = in + "      ", i3 = in + "         ";
     auto field = [&](const std::string &indent, const char *key, const std::string &value,
                      bool quoted, bool comma = true) {
         out += indent + "\"" + key + "\" : " + (quoted ? "\"" + jsonText(value) + "\"" : value) +
                (comma ? ",\n" : "\n");
     };
-    field(i1, "name", rec.name.empty() ? wwid : rec.name, true);
-    field(i1, "uuid", wwid, true);
-    field(i1, "sysfs", rec.devt ? "dm-" + std::to_string(minor(rec.devt)) : "undef", true);
-    field(i1, "failback", failback, true);
-    field(i1, "queueing", queueing, true);
-    field(i1, "paths", std::to_string(up), false);
-    field(i1, "write_prot", rec.live ? "rw" : "undef", true);
-    field(i1, "dm_st", !rec.live ? "undef" : rec.suspended ? "suspend" : "active", true);
-    field(i1, "features", counted(m.features), true);
-    field(i1, "hwhandler", hwhandlerOf(m), true);
-    field(i1, "action", "", true);
-    field(i1, "path_faults", std::to_string(rec.stats.pathFaults), false);
-    auto orHashes = [](const std::string &s) { return s.empty() ? std::string("##") : s; };
-    field(i1, "vend", orHashes(first ? first->path.vendor : ""), true);
-    field(i1, "prod", orHashes(first ? first->path.product : ""), true);
-    field(i1, "rev", orHashes(first ? first->path.revision : ""), true);
-    field(i1, "switch_grp", std::to_string(rec.stats.switchGroups), false);
-    field(i1, "map_loads", std::to_string(rec.stats.loads), false);
-    field(i1, "total_q_time",
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(queued).count()), false);
-    field(i1, "q_timeouts", std::to_string(rec.stats.queueTimeouts), false);
+    field(i1, "name", v.name, true);
+    field(i1, "uuid", v.uuid, true);
+    field(i1, "sysfs", v.sysfs, true);
+    field(i1, "failback", v.failback, true);
+    field(i1, "queueing", v.queueing, true);
+    field(i1, "paths", v.paths, false);
+    field(i1, "write_prot", v.writeProt, true);
+    field(i1, "dm_st", v.dmSt, true);
+    field(i1, "features", v.features, true);
+    field(i1, "hwhandler", v.hwhandler, true);
+    field(i1, "action", v.action, true);
+    field(i1, "path_faults", v.pathFaults, false);
+    field(i1, "vend", v.vend, true);
+    field(i1, "prod", v.prod, true);
+    field(i1, "rev", v.rev, true);
+    field(i1, "switch_grp", v.switchGrp, false);
+    field(i1, "map_loads", v.mapLoads, false);
+    field(i1, "total_q_time", v.totalQTime, false);
+    field(i1, "q_timeouts", v.qTimeouts, false);
     if (m.groups.empty()) {
         out += i1 + "\"path_groups\": []\n";
         return;
@@ -1045,6 +1212,52 @@ std::string MultipathdCommands::showTopology(const std::string &only) const {
     }
     if (out.empty())
         return "ok\n";
+    return out;
+}
+
+std::string MultipathdCommands::showPaths(const std::string &format, bool pretty) const {
+    const State &st = daemon_.state();
+    std::vector<std::string> names;
+    // As multipathd: every path it may use, in a map or not; not those
+    // the blacklist keeps out.
+    for (const auto &[name, p] : st.paths)
+        if (!p.path.wwid.empty() && (!p.mapWwid.empty() || !daemon_.paths().excluded(name)))
+            names.push_back(name);
+    std::sort(names.begin(), names.end(), mpath::model::kernelNameLess);
+    std::vector<PathView> views;
+    for (const auto &name : names) {
+        const PathRecord &p = st.paths.at(name);
+        auto m = p.mapWwid.empty() ? st.maps.end() : st.maps.find(p.mapWwid);
+        views.push_back(viewOf(daemon_, name, p, m == st.maps.end() ? nullptr : &m->second));
+    }
+    if (views.empty())
+        return "ok\n";
+    return formatted(kPathWildcards, format, views, pretty);
+}
+
+std::string MultipathdCommands::showMaps(const std::string &format, bool pretty,
+                                         const std::string &only) const {
+    const State &st = daemon_.state();
+    const PathIndex paths = indexPaths(st);
+    std::vector<MapView> views;
+    for (const auto &[wwid, rec] : sortedMaps(st))
+        if (only.empty() || wwid == only)
+            views.push_back(mapViewOf(daemon_, paths, wwid, *rec));
+    if (views.empty())
+        return "ok\n";
+    // One map's line is padded as in the table of all, without the header
+    // (multipathd's "show map $map format").
+    return formatted(kMapWildcards, format, views, pretty, only.empty());
+}
+
+std::string MultipathdCommands::showWildcards() {
+    std::string out = "multipath format wildcards:\n";
+    for (const auto &w : kMapWildcards)
+        out += std::string("%") + w.letter + "  " + w.header + "\n";
+    out += "\npath format wildcards:\n";
+    for (const auto &w : kPathWildcards)
+        out += std::string("%") + w.letter + "  " + w.header + "\n";
+    out += "\npathgroup format wildcards:\n%s  selector\n%p  pri\n%t  dm_st\n%M  marginal_st\n";
     return out;
 }
 

@@ -70,8 +70,13 @@ private:
     std::string findPath(const std::string &given) const;
     std::string showMapsJson() const;
     std::string showMapJson(const std::string &name) const;
-    std::string showMaps() const;
-    std::string showPaths() const;
+    /// The maps (only map \a only, by WWID, if given) or the paths
+    /// printed by \a format's wildcards; \a pretty: with a header and
+    /// padded (not for "raw format").
+    std::string showMaps(const std::string &format, bool pretty,
+                         const std::string &only = {}) const;
+    std::string showPaths(const std::string &format, bool pretty) const;
+    static std::string showWildcards();
     std::string showPath(const std::string &name) const;
     std::string showStatus() const;
     std::string showDaemon() const;

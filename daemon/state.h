@@ -106,6 +106,7 @@ struct MapStats {
     unsigned switchGroups{0};  ///< switch_group messages that succeeded
     unsigned loads{0};         ///< creates and reloads that succeeded
     unsigned queueTimeouts{0}; ///< no_path_retry countdowns that ran out
+    unsigned mapFailures{0};   ///< outages (no usable path) not queued for good
     /// Time spent in no_path_retry countdowns that ended, and the start of
     /// the one running (its epoch when none runs).
     std::chrono::steady_clock::duration queued{};

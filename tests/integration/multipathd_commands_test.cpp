@@ -329,6 +329,45 @@ TEST_F(MultipathdCommandsTest, ShowPathsAndShowMapsPadEveryColumnAsMultipathdDoe
     EXPECT_EQ(ask("show path sdz"), "fail\n");
 }
 
+TEST_F(MultipathdCommandsTest, FormatsPrintTheWildcardsAsMultipathdDoes) {
+    // Pretty: a header, every column padded, the last too; text as given.
+    EXPECT_EQ(ask("show paths format \"%d %w %m %t %P\""),
+              "dev uuid         multipath    dm_st  protocol   \n"
+              "sdb 36001405aaaa 36001405aaaa active scsi:unspec\n"
+              "sdc 36001405aaaa 36001405aaaa active scsi:unspec\n"
+              "sdd 36001405bbbb data         active scsi:unspec\n"
+              "sde 36001405bbbb data         active scsi:unspec\n");
+    // Raw: neither; an unknown wildcard prints nothing.
+    EXPECT_EQ(ask("show paths raw format \"%d:%D:%Z:%s\""),
+              "sdb:8:16::ACME,Array\nsdc:8:32::ACME,Array\nsdd:8:48::ACME,Array\n"
+              "sde:8:64::ACME,Array\n");
+    EXPECT_EQ(ask("show map data raw format \"%n %N %Q %S %x %G\""), "data 2 3 chk 1.0M 0 --\n");
+    EXPECT_EQ(ask("show map nosuchmap raw format %n"), "fail\n");
+    // One map: padded to the headers' widths, with no header line.
+    EXPECT_EQ(ask("show map data format \"%n %N\""), "data 2    \n");
+    std::istringstream status(ask("show maps status"));
+    std::string header, line;
+    std::getline(status, header);
+    EXPECT_EQ(header, "name         failback queueing paths dm-st  write_prot");
+    std::getline(status, line);
+    EXPECT_EQ(line, "36001405aaaa -        off      2     active rw        ");
+    std::istringstream stats(ask("show maps stats"));
+    std::getline(stats, header);
+    EXPECT_EQ(header, "name         path_faults switch_grp map_loads total_q_time q_timeouts");
+    const std::string wildcards = ask("show wildcards");
+    EXPECT_TRUE(wildcards.starts_with("multipath format wildcards:\n%n  name\n%w  uuid\n"))
+        << wildcards;
+    EXPECT_NE(wildcards.find("\npath format wildcards:\n%w  uuid\n%i  hcil\n"), std::string::npos);
+}
+
+TEST_F(MultipathdCommandsTest, AMapThatLostEveryPathCountsAFailure) {
+    h_.injectMap("change", kMapB, "PATH_FAILED", "8:48");
+    h_.injectMap("change", kMapB, "PATH_FAILED", "8:64");
+    h_.settle();
+    EXPECT_EQ(ask("show map data raw format \"%x %0\""), "1 2\n") << h_.logText();
+    EXPECT_EQ(ask(std::string("show map ") + kMapA + " raw format %x"), "0\n");
+}
+
 TEST_F(MultipathdCommandsTest, ShowTopologyDrawsMultipathdsTree) {
     const std::string t = ask("show map data topology");
     std::istringstream in(t);

@@ -117,6 +117,13 @@ ask_both_daemons() { # ask_both_daemons DIR: the answers of whichever daemon run
 		awk '{ if (NR == 1 || $(NF) == "orphan") NF -= 1; else NF -= 2; print }' |
 		{ read -r header; echo "$header"; sort -k2,2; } > "$d/paths.txt"
 	multipathd show maps > "$d/maps.txt" 2>&1
+	# Formats with multipathd's wildcards (paths sorted, as above).
+	multipathd show paths format "%d %w %m %t %T %o %s %P %M %L %D %i %p" 2>&1 |
+		{ read -r header; echo "$header"; sort; } > "$d/paths-format.txt"
+	multipathd show maps raw format "%n|%w|%d|%N|%t|%r|%S|%f|%h|%s|%v|%p|%e|%Q|%F|%x|%G" > "$d/maps-format.txt" 2>&1
+	multipathd show map "$map" format "%n %N %S" > "$d/map-format.txt" 2>&1
+	multipathd show maps status > "$d/maps-status.txt" 2>&1
+	multipathd show wildcards > "$d/wildcards.txt" 2>&1
 	multipathd show map nosuchmap json > "$d/nosuchmap.txt" 2>&1
 	echo "exit $?" >> "$d/nosuchmap.txt"
 	# As a user; the client's own complaints on stderr are left out.
@@ -199,6 +206,17 @@ for m in "$map" "$vmap"; do
 done
 # The same questions of mpathd, with Debian's multipathd client.
 ask_both_daemons "$RESULTS/compat/mpathd"
+# mpath's own multipathd client, for callers once multipath-tools is gone:
+# the same answers and exit statuses as Debian's client gets.
+ours=/opt/mpath/build/compat/multipathd
+for q in "show maps json" "show maps" "show map $map json" "show topology" "show map nosuchmap json" "fail path nosuchpath"; do
+	theirs_out=$(multipathd $q 2>/dev/null; echo "exit $?")
+	ours_out=$("$ours" $q 2>/dev/null; echo "exit $?")
+	[ "$theirs_out" = "$ours_out" ] ||
+		broken "mpath's multipathd client answers '$q' otherwise: $(diff <(echo "$theirs_out") <(echo "$ours_out") | head -n 4 | tr '\n' ' ')"
+done
+[ "$("$ours" -k"show daemon")" = "$(multipathd -k"show daemon")" ] || broken "mpath's client takes -k\"COMMAND\" otherwise"
+[ "$(printf 'show maps\nquit\n' | "$ours" -k)" = "$(multipathd show maps)" ] || broken "mpath's client reads commands with -k otherwise"
 fields() { # fields FILE: "indent key value" of each line of multipathd's JSON layout
 	awk '{ match($0, /^ */); ind = RLENGTH
 		if (match($0, /"[a-z_]+" ?: ?/)) {
@@ -218,7 +236,8 @@ for f in maps.json "map-$map.json" "map-$vmap.json"; do
 		broken "$f: mpathd answers other values than multipathd: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 	fi
 done
-for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt; do
+for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt \
+	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt; do
 	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
 		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 done
