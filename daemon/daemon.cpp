@@ -181,6 +181,7 @@ void Daemon::reconfigure(std::function<void(Result<void>)> done) {
                 return;
             }
             overrides_.clear();
+            queueWithoutDaemonForced_ = false; // as multipathd's new configuration
             lmpathAvailable_ = (*r)->lmpath;
             applyConfig(std::move(*config));
             stateFiles_->load(); // their names may have changed
@@ -276,7 +277,9 @@ const std::map<std::string, std::string> &Daemon::overridesOf(const std::string 
 void Daemon::stop(std::function<void()> done) {
     stopping_ = true;
     env_.notify("STOPPING=1");
-    if (globals_.queueWithoutDaemon.value) {
+    if (globals_.queueWithoutDaemon.value || queueWithoutDaemonForced_) {
+        if (queueWithoutDaemonForced_)
+            logNotice({}, "queueing left on as asked (forcequeueing daemon)");
         done();
         return;
     }

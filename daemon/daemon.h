@@ -159,6 +159,12 @@ public:
     /// deadline passed); maps stay.
     void stop(std::function<void()> done);
 
+    /// Queueing stays on when the daemon stops, whatever
+    /// queue_without_daemon says (multipathd's "forcequeueing daemon"),
+    /// until this is undone or the configuration is read again.
+    void forceQueueWithoutDaemon(bool force) { queueWithoutDaemonForced_ = force; }
+    bool queueWithoutDaemonForced() const { return queueWithoutDaemonForced_; }
+
     bool ready() const { return ready_; }
     /// SIGTERM came: no more planning, no queueing turned back on.
     bool stopping() const { return stopping_; }
@@ -217,6 +223,7 @@ private:
     /// overridesOf() for every map that has any, computed with config_.
     std::map<std::string, std::map<std::string, std::string>> overridesByWwid_;
     mpath::config::EffectiveGlobals globals_;
+    bool queueWithoutDaemonForced_{false};
     mpath::config::DmTarget target_{mpath::config::DmTarget::Lmpath};
     State state_;
     Counters counters_;

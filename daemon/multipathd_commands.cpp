@@ -440,7 +440,9 @@ std::vector<std::string> MultipathdCommands::served() {
             " disablequeueing maps|multipaths",
             " restorequeueing maps|multipaths",
             " quit|exit",
-            " shutdown"};
+            " shutdown",
+            " forcequeueing daemon",
+            " restorequeueing daemon"};
 }
 
 std::string MultipathdCommands::help(const std::string &command, const std::string &why) const {
@@ -561,6 +563,14 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
         reply("ok\n");
         if (shutdown_)
             shutdown_();
+        return true;
+    }
+    if (w == "forcequeueing daemon" || w == "restorequeueing daemon") {
+        const bool force = w == "forcequeueing daemon";
+        daemon_.forceQueueWithoutDaemon(force);
+        logNotice({}, force ? "queueing stays on when mpathd stops (forcequeueing daemon)"
+                            : "queueing when mpathd stops as queue_without_daemon says");
+        reply("ok\n");
         return true;
     }
     if (w == "add path" || w == "del path") {

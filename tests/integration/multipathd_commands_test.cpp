@@ -289,6 +289,29 @@ TEST_F(MultipathdCommandsTest, ResetStatsZeroesTheMapsCounters) {
     EXPECT_EQ(map("data")["map_loads"], 0);
 }
 
+TEST_F(MultipathdCommandsTest, ForceQueueingDaemonKeepsQueueingWhenTheDaemonStops) {
+    // queue_without_daemon is no (the default): stopping turns queueing
+    // off, unless asked otherwise.
+    EXPECT_EQ(ask("forcequeueing daemon"), "ok\n");
+    EXPECT_EQ(ask("restorequeueing daemon"), "ok\n");
+    EXPECT_EQ(ask("forcequeueing daemon"), "ok\n");
+    h_.clearCalls();
+    bool stopped = false;
+    h_.daemon().stop([&] { stopped = true; });
+    h_.settle();
+    EXPECT_TRUE(stopped);
+    EXPECT_EQ(h_.count("message"), 0u) << "queueing left on";
+}
+
+TEST_F(MultipathdCommandsTest, RestoreQueueingDaemonTurnsQueueingOffWhenTheDaemonStops) {
+    EXPECT_EQ(ask("forcequeueing daemon"), "ok\n");
+    EXPECT_EQ(ask("restorequeueing daemon"), "ok\n");
+    h_.clearCalls();
+    h_.daemon().stop([] {});
+    h_.settle();
+    EXPECT_TRUE(h_.called("message data fail_if_no_path"));
+}
+
 TEST_F(MultipathdCommandsTest, ShutdownStopsTheDaemonForRootOnly) {
     EXPECT_EQ(ask("shutdown", false), "permission deny: need to be root\n");
     EXPECT_EQ(shutdowns_, 0);
