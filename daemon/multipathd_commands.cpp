@@ -187,7 +187,6 @@ constexpr const char *kKnown[] = {
 /// mpathctl's way of doing what a command not served here does.
 std::string insteadOf(const std::string &words) {
     static const std::pair<const char *, const char *> kInstead[] = {
-        {"reconfigure all", "mpathctl reconfigure"},
         {"show config", "mpathctl config show"},
     };
     for (const auto &[w, m] : kInstead)
@@ -427,6 +426,7 @@ std::vector<std::string> MultipathdCommands::served() {
             " remove|del maps|multipaths",
             " switch|switchgroup map|multipath $map group $group",
             " reconfigure",
+            " reconfigure all",
             " suspend map|multipath $map",
             " resume map|multipath $map",
             " resize map|multipath $map",
@@ -549,7 +549,9 @@ bool MultipathdCommands::change(const Parsed &parsed, const Reply &reply) {
         reply("ok\n");
         return true;
     }
-    if (w == "reconfigure") {
+    if (w == "reconfigure" || w == "reconfigure all") {
+        // "all" reloads every map in multipathd; mpathd reloads those
+        // whose table changes, and leaves the others' I/O alone.
         logNotice({}, "reconfigure asked on multipath-tools' command socket");
         daemon_.reconfigure([](mpath::Result<void> r) {
             if (!r)

@@ -48,12 +48,17 @@ protected:
     /// while the loop serves it.
     Run client(const std::string &args, const std::string &input = "",
                const std::string &socket = "") {
+        return run(MULTIPATHD_CLIENT, args, input, socket);
+    }
+
+    Run run(const std::string &program, const std::string &args, const std::string &input = "",
+            const std::string &socket = "") {
         const auto dir = h_.dir().path();
         mpath_test::writeFile(dir / "client.in", input);
-        const std::string cmd =
-            "MPATH_MULTIPATHD_SOCKET=" + (socket.empty() ? name_ : socket) +
-            " " MULTIPATHD_CLIENT " " + args + " <" + (dir / "client.in").string() + " >" +
-            (dir / "client.out").string() + " 2>" + (dir / "client.err").string();
+        const std::string cmd = "MPATH_MULTIPATHD_SOCKET=" + (socket.empty() ? name_ : socket) +
+                                " " + program + " " + args + " <" + (dir / "client.in").string() +
+                                " >" + (dir / "client.out").string() + " 2>" +
+                                (dir / "client.err").string();
         auto future = std::async(std::launch::async, [cmd] { return std::system(cmd.c_str()); });
         for (int i = 0; i < 2000 && future.wait_for(0ms) != std::future_status::ready; ++i)
             h_.advance(10ms);
@@ -126,6 +131,54 @@ TEST_F(MultipathdClientTest, NoDaemonIsExitOneAndNothingOnStdout) {
               std::string::npos)
         << r.err;
 }
+
+#ifdef MULTIPATH_COMPAT
+
+TEST_F(MultipathdClientTest, MultipathListsTheMapsAsTheTopologyDrawsThem) {
+    const Run all = run(MULTIPATH_COMPAT, "-ll");
+    EXPECT_EQ(all.status, 0) << all.err;
+    EXPECT_TRUE(all.out.starts_with(std::string(kMapA) + " dm-")) << all.out;
+    EXPECT_NE(all.out.find("`- 2:0:0:1 sdc 8:32 active ready running"), std::string::npos)
+        << all.out;
+    // A map by name, and by one of its paths.
+    EXPECT_EQ(run(MULTIPATH_COMPAT, std::string("-ll ") + kMapA).out, all.out);
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-l /dev/sdc").out, all.out);
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-ll 8:16").out, all.out);
+    // A bare name is a map's, as multipath-tools takes it.
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-ll sdc").out, "");
+    const Run none = run(MULTIPATH_COMPAT, "-ll /dev/sdz");
+    EXPECT_EQ(none.status, 0);
+    EXPECT_EQ(none.out, "");
+}
+
+TEST_F(MultipathdClientTest, MultipathFlushesAndReloadsThroughTheDaemon) {
+    const Run noMap = run(MULTIPATH_COMPAT, "-f");
+    EXPECT_EQ(noMap.status, 1);
+    EXPECT_EQ(noMap.err, "the -f option requires a map name to remove\n");
+    const Run wrong = run(MULTIPATH_COMPAT, "-f nosuchmap");
+    EXPECT_EQ(wrong.status, 1);
+    EXPECT_NE(wrong.err.find("removing nosuchmap failed"), std::string::npos) << wrong.err;
+    const Run r = run(MULTIPATH_COMPAT, "-r");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(asked_.back(), "reconfigure all");
+    const Run f = run(MULTIPATH_COMPAT, std::string("-f ") + kMapA);
+    EXPECT_EQ(f.status, 0) << f.err;
+    EXPECT_TRUE(h_.called(std::string("remove ") + kMapA));
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-ll").out, "");
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-F").status, 0);
+}
+
+TEST_F(MultipathdClientTest, MultipathRefusesWhatItDoesNotServeAndSaysWhatDoes) {
+    const Run c = run(MULTIPATH_COMPAT, "-c /dev/sdb");
+    EXPECT_EQ(c.status, 1);
+    EXPECT_NE(c.err.find("-c is not served by mpath's multipath yet; mpathctl is-path DEVICE"),
+              std::string::npos)
+        << c.err;
+    EXPECT_EQ(run(MULTIPATH_COMPAT, "-x").status, 1);
+    EXPECT_TRUE(asked_.empty());
+}
+
+#endif
 
 } // namespace
 

@@ -101,9 +101,18 @@ order=$(echo "$table0" | grep -oE '[0-9]+:[0-9]+' | tr '\n' ' ')
 # What multipath-tools' clients read, asked with Debian's own multipathd
 # client (libmpathcmd, its socket): now of multipathd, later of mpathd on
 # the same maps, compared field by field.
-ask_both_daemons() { # ask_both_daemons DIR: the answers of whichever daemon runs
-	local d=$1
+ask_both_daemons() { # ask_both_daemons DIR MULTIPATH: the answers of whichever daemon runs
+	local d=$1 mp=$2
 	mkdir -p "$d"
+	# multipath -ll, which installers and os-brick parse: Debian's own
+	# beside multipathd, mpath's (asking mpathd) beside mpathd.
+	"$mp" -ll > "$d/multipath-ll.txt" 2>&1
+	echo "exit $?" >> "$d/multipath-ll.txt"
+	for dev in "/dev/$opt" "$(devt "$standby")" "$opt" "$map"; do
+		echo "$dev:" >> "$d/multipath-ll-dev.txt"
+		"$mp" -ll "$dev" >> "$d/multipath-ll-dev.txt" 2>&1
+		echo "exit $?" >> "$d/multipath-ll-dev.txt"
+	done
 	multipathd show maps json > "$d/maps.json" 2>&1
 	for m in "$map" "$vmap"; do
 		multipathd show map "$m" json > "$d/map-$m.json" 2>&1 || echo "exit $?" >> "$d/map-$m.json"
@@ -163,7 +172,7 @@ act_on_both() { # act_on_both FILE
 	said resume map nosuchmap
 }
 sleep 3 # every path checked once under multipathd
-ask_both_daemons "$RESULTS/compat/multipathd"
+ask_both_daemons "$RESULTS/compat/multipathd" multipath
 act_on_both "$RESULTS/compat/multipathd/act.txt"
 
 fio_verify switch "/dev/mapper/$map" 300 > "$RESULTS/fio.log" 2>&1 &
@@ -205,7 +214,7 @@ for m in "$map" "$vmap"; do
 	grep -q "map $m: .*adopted" "$RESULTS/mpathd.log" || broken "mpathd's log does not say it adopted $m"
 done
 # The same questions of mpathd, with Debian's multipathd client.
-ask_both_daemons "$RESULTS/compat/mpathd"
+ask_both_daemons "$RESULTS/compat/mpathd" /opt/mpath/build/compat/multipath
 # mpath's own multipathd client, for callers once multipath-tools is gone:
 # the same answers and exit statuses as Debian's client gets.
 ours=/opt/mpath/build/compat/multipathd
@@ -237,7 +246,8 @@ for f in maps.json "map-$map.json" "map-$vmap.json"; do
 	fi
 done
 for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt \
-	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt; do
+	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt \
+	multipath-ll.txt multipath-ll-dev.txt; do
 	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
 		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 done
