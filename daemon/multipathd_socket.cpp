@@ -19,10 +19,11 @@ using mpath::Result;
 struct MultipathdSocket::Connection {
     int fd{-1};
     bool root{false};
-    std::string in;  ///< what came and is not answered yet
-    std::string out; ///< the framed answer being sent
-    size_t sent{0};  ///< of out
-    mpath::sys::EventLoop::SourcePtr reading, writing, timer;
+    std::string in;        ///< what came and is not answered yet
+    bool answering{false}; ///< a command is being answered
+    std::string out;       ///< the framed answer being sent
+    size_t sent{0};        ///< of out
+    mpath::sys::EventLoop::SourcePtr reading, writing, timer, next;
     /// Held while it is open: an answer that comes after it closed finds
     /// it gone.
     std::shared_ptr<bool> open{std::make_shared<bool>(true)};
@@ -31,6 +32,7 @@ struct MultipathdSocket::Connection {
         reading.reset();
         writing.reset();
         timer.reset();
+        next.reset();
         if (fd >= 0)
             ::close(fd);
     }
@@ -115,7 +117,7 @@ void MultipathdSocket::readFrom(Connection &c) {
 }
 
 void MultipathdSocket::serve(Connection &c) {
-    if (c.in.size() < sizeof(size_t))
+    if (c.answering || c.in.size() < sizeof(size_t))
         return;
     size_t len = 0;
     std::memcpy(&len, c.in.data(), sizeof(len));
@@ -135,6 +137,8 @@ void MultipathdSocket::serve(Connection &c) {
 
     // One command at a time: nothing more is read until it is answered.
     c.reading.reset();
+    c.next.reset();
+    c.answering = true;
     std::weak_ptr<bool> open = c.open;
     Connection *raw = &c;
     answer_(command, c.root, [this, open, raw](std::string reply) {
@@ -144,6 +148,7 @@ void MultipathdSocket::serve(Connection &c) {
 }
 
 void MultipathdSocket::send(Connection &c, const std::string &reply) {
+    c.answering = false;
     const size_t replyLen = reply.size() + 1;
     c.out.assign(reinterpret_cast<const char *>(&replyLen), sizeof(replyLen));
     c.out += reply;
@@ -177,7 +182,15 @@ void MultipathdSocket::writeTo(Connection &c) {
     c.writing.reset();
     Connection *raw = &c;
     c.reading = loop_.addReadable(c.fd, [this, raw] { readFrom(*raw); });
-    serve(c); // a command that came with the last one
+    // A command that came with the last one is served on the loop's next
+    // turn, not here: an answer given late goes out from inside whoever
+    // gave it (a map's change ending), which must not find the next
+    // command's work started under it.
+    if (c.in.size() >= sizeof(size_t))
+        c.next = loop_.addTimer(std::chrono::milliseconds(0), [this, raw] {
+            raw->next.reset();
+            serve(*raw);
+        });
 }
 
 void MultipathdSocket::close(Connection &c) {

@@ -58,11 +58,17 @@ protected:
             loop_, [this](const std::string &command, bool root, MultipathdSocket::Reply reply) {
                 asked_.push_back(command);
                 roots_.push_back(root);
+                if (inReply_)
+                    nested_.push_back(command);
                 if (command == "big")
                     return reply(std::string(1 << 20, 'x'));
                 if (command == "later") {
                     // Answered once something else happened, as a change is.
-                    later_.push_back(loop_.addTimer(1s, [reply] { reply("done later\n"); }));
+                    later_.push_back(loop_.addTimer(1s, [this, reply] {
+                        inReply_ = true;
+                        reply("done later\n");
+                        inReply_ = false;
+                    }));
                     return;
                 }
                 if (command == "slow") {
@@ -103,8 +109,10 @@ protected:
                 in.pop_back();
                 return in;
             }
-            if (n < 0)
+            if (n < 0) {
                 loop_.dispatch(5ms);
+                loop_.advance(0ms); // what waits for the loop's next turn
+            }
         }
         ADD_FAILURE() << "no whole answer within 10 s";
         return std::nullopt;
@@ -115,6 +123,9 @@ protected:
     std::optional<MultipathdSocket> socket_;
     std::vector<std::string> asked_;
     std::vector<mpath::sys::EventLoop::SourcePtr> later_;
+    /// Commands whose answering began inside another command's late reply.
+    std::vector<std::string> nested_;
+    bool inReply_{false};
     std::vector<bool> roots_;
 };
 
@@ -179,6 +190,9 @@ TEST_F(MultipathdSocketTest, AnAnswerGivenLaterComesBeforeTheNextCommandIsRead) 
     loop_.advance(1s);
     EXPECT_EQ(answer(fd), "done later\n");
     EXPECT_EQ(answer(fd), "answer to show maps\n");
+    // The next command waited for the loop's next turn: whoever gave the
+    // late answer did not find it started under its feet.
+    EXPECT_TRUE(nested_.empty()) << nested_.front();
     ::close(fd);
 }
 
