@@ -331,11 +331,12 @@ const std::string &constantOf(char letter) {
 /// \a views printed by \a format as multipathd prints it: the text as
 /// it is, each %X replaced by that wildcard's value (nothing for an
 /// unknown one). \a pretty: each wildcard's column as wide as its header
-/// or widest value, the last too, and with \a header a header line;
-/// else neither.
+/// or widest value, the last too, and a header line; else neither.
+/// \a only: print that view's line alone, padded as in the table of all,
+/// without the header (multipathd's "show map $map format").
 template <typename View, size_t N>
 std::string formatted(const Wildcard<View> (&wildcards)[N], const std::string &format,
-                      const std::vector<View> &views, bool pretty, bool header = true) {
+                      const std::vector<View> &views, bool pretty, const View *only = nullptr) {
     struct Piece {
         std::string text;               ///< literal text, when no wildcard
         const Wildcard<View> *wildcard; ///< null for text and unknown ones
@@ -385,8 +386,10 @@ std::string formatted(const Wildcard<View> (&wildcards)[N], const std::string &f
         }
         return l + "\n";
     };
+    if (only)
+        return line([&](const Piece &p) { return value(p, *only); });
     std::string out;
-    if (pretty && header)
+    if (pretty)
         out +=
             line([](const Piece &p) { return std::string(p.wildcard ? p.wildcard->header : ""); });
     for (const auto &v : views)
@@ -678,9 +681,12 @@ void MultipathdCommands::act(BusAct act, const std::string &objectPath, const Bu
 void MultipathdCommands::forEveryMap(
     const std::string &command, const std::function<void(const std::string &wwid, Reply)> &each,
     Reply reply) {
+    // The maps the kernel has, as multipathd goes over them: a map not
+    // made (yet) is nothing to remove or change.
     std::vector<std::string> wwids;
     for (const auto &[wwid, rec] : daemon_.state().maps)
-        wwids.push_back(wwid);
+        if (rec.live)
+            wwids.push_back(wwid);
     if (wwids.empty())
         return reply("ok\n");
     struct Tally {
@@ -1253,13 +1259,17 @@ std::string MultipathdCommands::showMaps(const std::string &format, bool pretty,
     const PathIndex paths = indexPaths(st);
     std::vector<MapView> views;
     for (const auto &[wwid, rec] : sortedMaps(st))
-        if (only.empty() || wwid == only)
-            views.push_back(mapViewOf(daemon_, paths, wwid, *rec));
+        views.push_back(mapViewOf(daemon_, paths, wwid, *rec));
     if (views.empty())
         return "ok\n";
-    // One map's line is padded as in the table of all, without the header
-    // (multipathd's "show map $map format").
-    return formatted(kMapWildcards, format, views, pretty, only.empty());
+    if (only.empty())
+        return formatted(kMapWildcards, format, views, pretty);
+    // One map's line, padded as in the table of all maps whether raw or
+    // not, as multipathd prints it.
+    for (const auto &v : views)
+        if (v.uuid == only)
+            return formatted(kMapWildcards, format, views, true, &v);
+    return "fail\n";
 }
 
 std::string MultipathdCommands::showWildcards() {

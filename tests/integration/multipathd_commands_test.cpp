@@ -7,6 +7,7 @@
 #include "multipathd_commands.h"
 
 #include <gtest/gtest.h>
+#include <mpath/testing/fake_device_mapper.h>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -256,6 +257,27 @@ TEST_F(MultipathdCommandsTest, DelMapRemovesItAndDelMapsRemovesEveryMap) {
     EXPECT_EQ(ask("show maps"), "ok\n");
 }
 
+TEST_F(MultipathdCommandsTest, DelMapsActsOnTheMapsTheKernelHasOnly) {
+    // A third LUN whose map the kernel refuses to make: mpathd keeps it
+    // planned and tries again; it is nothing to remove.
+    h_.dm().with([](mpath::dm::DeviceMapper &dm) {
+        for (int i = 0; i < 8; ++i)
+            static_cast<mpath::testing::FakeDeviceMapper &>(dm).failNext(
+                mpath::testing::FakeDeviceMapper::Op::Create, EIO);
+        return 0;
+    });
+    h_.addDisk("sdf", 80, 1, "36001405cccc", "active/optimized");
+    h_.addDisk("sdg", 96, 2, "36001405cccc", "active/optimized");
+    h_.inject("add", "sdf");
+    h_.inject("add", "sdg");
+    h_.settle();
+    ASSERT_TRUE(h_.daemon().state().maps.count("36001405cccc")) << h_.logText();
+    ASSERT_FALSE(h_.daemon().state().maps.at("36001405cccc").live);
+    EXPECT_EQ(ask("disablequeueing maps"), "ok\n") << h_.logText();
+    EXPECT_EQ(ask("del maps"), "ok\n") << h_.logText();
+    EXPECT_TRUE(h_.called("remove data"));
+}
+
 TEST_F(MultipathdCommandsTest, ResizeReadsThePathSizesAndReloadsOnlyWhenTheyChanged) {
     const auto loads = map("data")["map_loads"].get<int>();
     EXPECT_EQ(ask("resize map data"), "ok\n");
@@ -364,10 +386,13 @@ TEST_F(MultipathdCommandsTest, FormatsPrintTheWildcardsAsMultipathdDoes) {
     EXPECT_EQ(ask("show paths raw format \"%d:%D:%Z:%s\""),
               "sdb:8:16::ACME,Array\nsdc:8:32::ACME,Array\nsdd:8:48::ACME,Array\n"
               "sde:8:64::ACME,Array\n");
-    EXPECT_EQ(ask("show map data raw format \"%n %N %Q %S %x %G\""), "data 2 3 chk 1.0M 0 --\n");
+    EXPECT_EQ(ask("show maps raw format \"%n %N %Q %S %x %G\""),
+              "36001405aaaa 2 off 1.0M 0 --\ndata 2 3 chk 1.0M 0 --\n");
     EXPECT_EQ(ask("show map nosuchmap raw format %n"), "fail\n");
-    // One map: padded to the headers' widths, with no header line.
-    EXPECT_EQ(ask("show map data format \"%n %N\""), "data 2    \n");
+    // One map: padded as in the table of every map, raw or not, with no
+    // header line, as multipathd prints it.
+    EXPECT_EQ(ask("show map data format \"%n %N\""), "data         2    \n");
+    EXPECT_EQ(ask("show map data raw format \"%n|%Q\""), "data        |3 chk   \n");
     std::istringstream status(ask("show maps status"));
     std::string header, line;
     std::getline(status, header);
@@ -387,8 +412,8 @@ TEST_F(MultipathdCommandsTest, AMapThatLostEveryPathCountsAFailure) {
     h_.injectMap("change", kMapB, "PATH_FAILED", "8:48");
     h_.injectMap("change", kMapB, "PATH_FAILED", "8:64");
     h_.settle();
-    EXPECT_EQ(ask("show map data raw format \"%x %0\""), "1 2\n") << h_.logText();
-    EXPECT_EQ(ask(std::string("show map ") + kMapA + " raw format %x"), "0\n");
+    EXPECT_EQ(ask("show maps raw format \"%n %x %0\""), "36001405aaaa 0 0\ndata 1 2\n")
+        << h_.logText();
 }
 
 TEST_F(MultipathdCommandsTest, ShowTopologyDrawsMultipathdsTree) {
