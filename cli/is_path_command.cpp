@@ -126,9 +126,24 @@ struct Verdict {
     long long now{0};
 };
 
-void print(const std::string &name, const Verdict &v, bool exportForm) {
+/// How a verdict is printed: for people, for udev's IMPORT, or as
+/// multipath-tools' `multipath -c`/`-u` print it.
+enum class Form { Human, Export, MultipathTools };
+
+void print(const std::string &name, const Verdict &v, Form form) {
     using D = policy::FindMultipathsDecision;
-    if (exportForm) {
+    if (form == Form::MultipathTools) {
+        // Its words: the values quoted, the wait's end in seconds and
+        // microseconds, no MPATH_WAIT_SECS.
+        if (v.decision == D::Wait)
+            std::cout << "FIND_MULTIPATHS_WAIT_UNTIL=\"" << v.waitUntil << ".000000\"\n";
+        else if (v.waitUntil == 0)
+            std::cout << "FIND_MULTIPATHS_WAIT_UNTIL=\"0\"\n";
+        const char *value = v.decision == D::Multipath ? "1" : v.decision == D::Wait ? "2" : "0";
+        std::cout << "DM_MULTIPATH_DEVICE_PATH=\"" << value << "\"\n";
+        return;
+    }
+    if (form == Form::Export) {
         const char *value = v.decision == D::Multipath ? "1" : v.decision == D::Wait ? "2" : "0";
         std::cout << "DM_MULTIPATH_DEVICE_PATH=" << value << "\n";
         if (v.waitUntil >= 0)
@@ -163,6 +178,10 @@ IsPathCommand::IsPathCommand(CLI::App &app)
     command_->add_option("--config", config_, "read FILE instead of the files mpathd would read")
         ->type_name("FILE");
     command_->add_option("--sysfs-root", sysfsRoot_)->type_name("DIR")->group("");
+    // multipath -c / -u (cli/multipath_compat.cpp): multipath-tools'
+    // output, and -u's exit status 0 whatever was decided.
+    command_->add_flag("--multipath-tools", multipathTools_)->group("");
+    command_->add_flag("--uevent", uevent_)->group("");
     command_->add_option("--now", now_)->type_name("SECS")->group("");
 }
 
@@ -206,8 +225,11 @@ int IsPathCommand::run() const {
     auto done = [&](D decision, std::string why) {
         v.decision = decision;
         v.why = std::move(why);
-        print(name, v, export_);
-        if (export_)
+        print(name, v,
+              multipathTools_ ? Form::MultipathTools
+              : export_       ? Form::Export
+                              : Form::Human);
+        if (export_ || (multipathTools_ && uevent_))
             return int(ExitOk);
         return decision == D::NotMultipath ? int(ExitFailure) : int(ExitOk);
     };

@@ -44,6 +44,8 @@ private:
     std::string sysfsRoot_;
     long long now_{-1};
     bool export_{false};
+    bool multipathTools_{false};
+    bool uevent_{false};
 };
 
 /// `mpathctl is-ready MAP`: whether a multipath map (name as in

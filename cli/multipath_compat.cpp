@@ -6,17 +6,21 @@
 // reads from the kernel itself. Options it does not serve yet are refused
 // with a message that says what to use instead, never silently ignored.
 
+#include "is_path_command.h"
 #include "multipathd_socket_client.h"
 
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <getopt.h>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -27,17 +31,15 @@ void usage(const char *name) {
                  "       %s -f MAP            remove a map that is not in use\n"
                  "       %s -F                remove every map that is not in use\n"
                  "       %s -r                read the configuration again\n"
+                 "       %s -c DEVICE         whether DEVICE is a multipath path (-u: under udev)\n"
                  "mpathd serves multipath devices here in multipathd's place; this program\n"
                  "asks it as multipath-tools' multipath does. mpathctl does the rest.\n",
-                 name, name, name, name);
+                 name, name, name, name, name);
 }
 
 /// What mpathctl does where this program does not serve an option yet.
 const char *instead(char option) {
     switch (option) {
-    case 'c':
-    case 'u':
-        return "mpathctl is-path DEVICE";
     case 'd':
         return "mpathctl plan";
     case 't':
@@ -92,18 +94,26 @@ public:
         }
         // A path: the map it is in.
         const std::string dev = node ? device.substr(5) : device;
-        auto paths = ask("show paths raw format \"%d %D %m\"");
+        auto paths = ask("show paths raw format \"%d|%D|%m\"");
         if (!paths)
             return 1;
         std::istringstream in(*paths);
-        for (std::string name, number, owner; in >> name >> number >> owner;)
-            if ((devt ? number : name) == dev && owner != "[orphan]") {
-                auto topology = ask("show map \"" + owner + "\" topology");
-                if (!topology)
-                    return 1;
+        for (std::string line; std::getline(in, line);) {
+            const auto a = line.find('|'), b = line.rfind('|');
+            if (a == std::string::npos || a == b)
+                continue;
+            const std::string name = line.substr(0, a), number = line.substr(a + 1, b - a - 1),
+                              owner = line.substr(b + 1);
+            // A map not named yet cannot be asked for by name.
+            if ((devt ? number : name) != dev || owner == "[orphan]" || owner == "[unknown]")
+                continue;
+            auto topology = ask("show map \"" + owner + "\" topology");
+            if (!topology)
+                return 1;
+            if (*topology != "fail\n")
                 print(*topology);
-                return 0;
-            }
+            return 0;
+        }
         // As multipath-tools': a device in no map lists nothing.
         return 0;
     }
@@ -136,9 +146,10 @@ private:
 } // namespace
 
 int main(int argc, char **argv) {
-    enum class Cmd { Create, List, FlushOne, FlushAll };
+    enum class Cmd { Create, List, FlushOne, FlushAll, ValidPath };
     Cmd cmd = Cmd::Create;
     bool reload = false;
+    bool uevent = false;
     int opt;
     opterr = 0;
     // multipath-tools' options, all of them: those served below, those
@@ -153,6 +164,13 @@ int main(int argc, char **argv) {
             break;
         case 'F':
             cmd = Cmd::FlushAll;
+            break;
+        case 'c':
+            cmd = Cmd::ValidPath;
+            break;
+        case 'u':
+            cmd = Cmd::ValidPath;
+            uevent = true;
             break;
         case 'r':
             reload = true;
@@ -198,6 +216,30 @@ int main(int argc, char **argv) {
         return 1;
     }
     const std::string device = optind < argc ? argv[optind] : "";
+    if (cmd == Cmd::ValidPath) {
+        // The decision udev's rules take (mpathctl is-path), without the
+        // daemon, in multipath-tools' words. -u takes the device from the
+        // event, as udev runs it.
+        if (device.empty() && !uevent) {
+            std::fprintf(stderr, "the -c option requires a path to check\n");
+            return 1;
+        }
+        std::string name = device;
+        if (name.empty())
+            if (const char *env = std::getenv("DEVNAME"))
+                name = env;
+        CLI::App app("multipath");
+        mpathctl::IsPathCommand isPath(app);
+        std::vector<std::string> args{"--multipath-tools", name, "is-path"};
+        if (uevent)
+            args.insert(args.begin(), "--uevent");
+        try {
+            app.parse(args); // CLI11 takes them last first
+        } catch (const CLI::ParseError &e) {
+            return app.exit(e);
+        }
+        return isPath.run();
+    }
     if (cmd == Cmd::FlushOne && device.empty()) {
         std::fprintf(stderr, "the -f option requires a map name to remove\n");
         return 1;
@@ -221,6 +263,7 @@ int main(int argc, char **argv) {
     case Cmd::FlushAll:
         return mp.change("del maps", "removing the maps");
     case Cmd::Create:
+    case Cmd::ValidPath:
         break;
     }
     return mp.change("reconfigure all", "reading the configuration again");

@@ -169,11 +169,11 @@ TEST_F(MultipathdClientTest, MultipathFlushesAndReloadsThroughTheDaemon) {
 }
 
 TEST_F(MultipathdClientTest, MultipathRefusesWhatItDoesNotServeAndSaysWhatDoes) {
-    const Run c = run(MULTIPATH_COMPAT, "-c /dev/sdb");
-    EXPECT_EQ(c.status, 1);
-    EXPECT_NE(c.err.find("-c is not served by mpath's multipath yet; mpathctl is-path DEVICE"),
+    const Run d = run(MULTIPATH_COMPAT, "-d");
+    EXPECT_EQ(d.status, 1);
+    EXPECT_NE(d.err.find("-d is not served by mpath's multipath yet; mpathctl plan does it"),
               std::string::npos)
-        << c.err;
+        << d.err;
     EXPECT_EQ(run(MULTIPATH_COMPAT, "-x").status, 1);
     EXPECT_TRUE(asked_.empty());
 }

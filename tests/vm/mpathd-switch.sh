@@ -108,6 +108,14 @@ ask_both_daemons() { # ask_both_daemons DIR MULTIPATH: the answers of whichever 
 	# beside multipathd, mpath's (asking mpathd) beside mpathd.
 	"$mp" -ll > "$d/multipath-ll.txt" 2>&1
 	echo "exit $?" >> "$d/multipath-ll.txt"
+	# multipath -c, which installers ask of each disk: a path, the
+	# blacklisted nvme disk.
+	for dev in "/dev/$opt" /dev/sda /dev/nvme0n1; do
+		[ -b "$dev" ] || continue
+		echo "$dev:" >> "$d/multipath-c.txt"
+		"$mp" -c "$dev" >> "$d/multipath-c.txt" 2>&1
+		echo "exit $?" >> "$d/multipath-c.txt"
+	done
 	for dev in "/dev/$opt" "$(devt "$standby")" "$opt" "$map"; do
 		echo "$dev:" >> "$d/multipath-ll-dev.txt"
 		"$mp" -ll "$dev" >> "$d/multipath-ll-dev.txt" 2>&1
@@ -247,7 +255,7 @@ for f in maps.json "map-$map.json" "map-$vmap.json"; do
 done
 for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt \
 	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt \
-	multipath-ll.txt multipath-ll-dev.txt; do
+	multipath-ll.txt multipath-ll-dev.txt multipath-c.txt; do
 	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
 		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 done

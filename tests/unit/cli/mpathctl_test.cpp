@@ -585,6 +585,29 @@ TEST_F(IsPath, SmartHoldsALonePathBackUntilTheTimeoutThenReleasesItForGood) {
     EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=1\n") << o.err;
 }
 
+TEST_F(IsPath, MultipathToolsFormIsWhatMultipathDashCPrints) {
+    // multipath -c and -u (cli/multipath_compat.cpp) print the decision as
+    // multipath-tools does: quoted, and -c exits 1 for "not a path".
+    const std::string conf = " find_multipaths smart\n find_multipaths_timeout 5\n";
+    Outcome o = run(args(conf, "--multipath-tools --now 1000 sdb"));
+    EXPECT_EQ(o.exit, 0) << o.err;
+    EXPECT_EQ(o.out, "DM_MULTIPATH_DEVICE_PATH=\"1\"\n");
+    o = run(args(conf, "--multipath-tools --now 1000 sdf"));
+    EXPECT_EQ(o.exit, 0) << o.err;
+    EXPECT_EQ(o.out,
+              "FIND_MULTIPATHS_WAIT_UNTIL=\"1005.000000\"\nDM_MULTIPATH_DEVICE_PATH=\"2\"\n");
+    const std::string event = "DEVNAME=/dev/sdf DEVTYPE=disk ID_SERIAL=36001405cccc ";
+    o = runWith(event + "FIND_MULTIPATHS_WAIT_UNTIL=1005",
+                args(conf, "--multipath-tools --now 1005 sdf"));
+    EXPECT_EQ(o.exit, 1);
+    EXPECT_EQ(o.out, "FIND_MULTIPATHS_WAIT_UNTIL=\"0\"\nDM_MULTIPATH_DEVICE_PATH=\"0\"\n");
+    // -u: exit 0 whatever, so that udev imports what it printed.
+    o = runWith(event + "FIND_MULTIPATHS_WAIT_UNTIL=1005",
+                args(conf, "--multipath-tools --uevent --now 1005 sdf"));
+    EXPECT_EQ(o.exit, 0);
+    EXPECT_EQ(o.out, "FIND_MULTIPATHS_WAIT_UNTIL=\"0\"\nDM_MULTIPATH_DEVICE_PATH=\"0\"\n");
+}
+
 TEST_F(IsPath, ANegativeTimeoutHoldsBackOnlyADeviceSomeEntryDescribes) {
     // multipath-tools' meaning of find_multipaths_timeout -N: N seconds
     // for a device a devices {} or built-in entry describes, 1 s for
