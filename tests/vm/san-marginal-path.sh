@@ -1,6 +1,7 @@
 #!/bin/bash
 # lab-timeout: 600
 # check-kernels: 6.1
+# check-long: two marginal_path_err_sample_time samples of 120 s, multipath-tools' floor
 # marginal_path_* on an iSCSI SAN (lib.sh, san_iscsi): one LUN through two
 # portals, one map of both paths (multibus), fio writing and verifying
 # through it the whole time. Portal 2 flaps: its TPG is disabled on the
