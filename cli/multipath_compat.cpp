@@ -26,6 +26,8 @@ namespace {
 
 void usage(const char *name) {
     std::fprintf(stderr,
+                 "mpath " MPATH_VERSION ": multipath-tools v" MPATH_COMPAT_LEVEL
+                 " commands, served by mpathd\n"
                  "Usage: %s -ll|-l [DEVICE]   list the maps (DEVICE: a map's name or WWID,\n"
                  "                              its node, or a path's: /dev/sdb, 8:16)\n"
                  "       %s -f MAP            remove a map that is not in use\n"

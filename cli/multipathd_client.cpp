@@ -25,6 +25,8 @@ constexpr size_t kMaxCommand = 160;
 
 void usage(const char *name) {
     std::fprintf(stderr,
+                 "mpath " MPATH_VERSION ": multipath-tools v" MPATH_COMPAT_LEVEL
+                 " commands, served by mpathd\n"
                  "Usage: %s COMMAND...\n"
                  "       %s -k\"COMMAND\"\n"
                  "       %s -k          (commands typed, one per line)\n"

@@ -11,6 +11,7 @@
 #include <future>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <unistd.h>
 
 #ifdef MULTIPATHD_CLIENT
@@ -175,6 +176,21 @@ TEST_F(MultipathdClientTest, MultipathRefusesWhatItDoesNotServeAndSaysWhatDoes) 
               std::string::npos)
         << d.err;
     EXPECT_EQ(run(MULTIPATH_COMPAT, "-x").status, 1);
+    EXPECT_TRUE(asked_.empty());
+}
+
+// libblockdev's mpath plugin runs `multipath --version` and reads the
+// version from what it prints (stdout, or stderr when it exits non-zero)
+// with "multipath-tools v([\d\.]+)"; it needs at least 0.4.9.
+TEST_F(MultipathdClientTest, TheUsageSaysTheMultipathToolsReleaseAsLibblockdevReadsIt) {
+    const std::regex version(R"(multipath-tools v([0-9.]+))");
+    for (const char *program : {MULTIPATH_COMPAT, MULTIPATHD_CLIENT}) {
+        const Run r = run(program, "--version");
+        std::smatch m;
+        const std::string said = r.out + r.err;
+        ASSERT_TRUE(std::regex_search(said, m, version)) << program << ": " << said;
+        EXPECT_EQ(m[1].str(), "0.9.4") << program;
+    }
     EXPECT_TRUE(asked_.empty());
 }
 

@@ -5,8 +5,10 @@
 # maps taken over without a reload and without an I/O error; udev shows the
 # claim properties on the paths and the map; LVM made on the data LUN's
 # map uses the map, never a path; a path of each LUN hot-removed and added
-# back from the host rejoins while / and an LV take writes; the package
-# upgrades in place.
+# back from the host rejoins while / and an LV take writes; the packages
+# upgrade in place. mpathd-compat stands in for multipath-tools: Debian's
+# libblockdev-mpath2, which depends on it, is installed; multipath -ll and
+# multipathd show maps answer from mpathd; multipathd.service is mpathd.
 # lab-boot: paths=2
 # lab-timeout: 900
 . /lab/lib.sh
@@ -58,6 +60,22 @@ expect "/dev/$dm" ID_FS_TYPE ext4
 udevadm info "/dev/$dm" > "$RESULTS/udev-map.txt"
 udevadm info "/dev/$(paths_of mpatha | head -n 1)" > "$RESULTS/udev-path.txt"
 
+# multipath-tools' names, answered by mpathd (package mpathd-compat).
+[ "$(dpkg-query -W -f '${Status}' libblockdev-mpath2 2>&1)" = "install ok installed" ] ||
+	die "libblockdev-mpath2 is not installed: $(dpkg-query -W -f '${Status}' libblockdev-mpath2 2>&1)"
+[ "$(dpkg-query -W -f '${Status}' multipath-tools 2>/dev/null)" = "install ok installed" ] &&
+	die "Debian's multipath-tools got installed"
+[ "$(dpkg -S "$(command -v multipath)" 2>&1 | cut -d: -f1)" = mpathd-compat ] ||
+	die "multipath is not mpathd-compat's: $(command -v multipath) $(dpkg -S "$(command -v multipath)" 2>&1)"
+multipath -ll > "$RESULTS/multipath-ll.txt" 2>&1 || die "multipath -ll failed: $(cat "$RESULTS/multipath-ll.txt")"
+grep -q "^mpatha ($ROOT_WWID) $dm " "$RESULTS/multipath-ll.txt" || die "multipath -ll does not list mpatha: $(head -n 3 "$RESULTS/multipath-ll.txt")"
+multipathd show maps > "$RESULTS/multipathd-maps.txt" 2>&1 || die "multipathd show maps failed: $(cat "$RESULTS/multipathd-maps.txt")"
+grep -q "^mpatha  *$dm  *$ROOT_WWID" "$RESULTS/multipathd-maps.txt" || die "multipathd show maps: $(cat "$RESULTS/multipathd-maps.txt")"
+unit=$(systemctl show -p Id --value multipathd.service)
+[ "$unit" = mpathd.service ] || die "multipathd.service is '$unit', not mpathd.service"
+systemctl is-active --quiet multipathd.service || die "multipathd.service is not active"
+result compat "multipath -ll: $(grep -c '^mpath' "$RESULTS/multipath-ll.txt") maps; multipathd.service is $unit"
+
 # LVM on the data LUN's map; the next boot finds it there.
 [ -e /dev/mapper/mpathb ] || die "no map for the data LUN"
 pvcreate -q /dev/mapper/mpathb && vgcreate -q labvg /dev/mapper/mpathb &&
@@ -90,22 +108,29 @@ lvremove -q -y labvg/scratch || die "lvremove labvg/scratch failed"
 result rejoined "$(paths_of mpatha | tr '\n' ',') $(paths_of mpathb | tr '\n' ',')"
 dmesg | grep -E "EXT4-fs error|Buffer I/O error on dev dm" && die "the filesystem saw errors"
 
-# An upgrade in place: the same package with a newer version.
+# An upgrade in place: the same packages with a newer version
+# (mpathd-compat depends on mpathd's exact version).
 work=$(mktemp -d)
-dpkg-deb -R /var/cache/lab-debs/mpathd_*.deb "$work/pkg"
 old=$(dpkg-query -W -f '${Version}' mpathd)
-sed -i "s/^Version: .*/Version: $old+lab1/" "$work/pkg/DEBIAN/control"
-dpkg-deb -b "$work/pkg" "$work/up.deb" > /dev/null
+for p in mpathd mpathd-compat; do
+	dpkg-deb -R /var/cache/lab-debs/${p}_*.deb "$work/$p"
+	sed -i -e "s/^Version: .*/Version: $old+lab1/" -e "s/mpathd (= $old)/mpathd (= $old+lab1)/" \
+		"$work/$p/DEBIAN/control"
+	dpkg-deb -b "$work/$p" "$work/$p-up.deb" > /dev/null
+done
 # initramfs-tools' trigger would rebuild the newest kernel's image, which
 # no boot here uses (the next one is made below, after the purge): about
 # two minutes under TCG. Off for the upgrade only.
 conf=/etc/initramfs-tools/update-initramfs.conf
 sed -i 's/^update_initramfs=.*/update_initramfs=no/' "$conf"
-dpkg -i "$work/up.deb" > "$RESULTS/upgrade.log" 2>&1 || die "upgrade failed: $(tail -n 5 "$RESULTS/upgrade.log")"
+dpkg -i "$work"/*-up.deb > "$RESULTS/upgrade.log" 2>&1 || die "upgrade failed: $(tail -n 5 "$RESULTS/upgrade.log")"
 sed -i 's/^update_initramfs=.*/update_initramfs=yes/' "$conf"
 [ "$(dpkg-query -W -f '${Version}' mpathd)" = "$old+lab1" ] || die "not upgraded"
+[ "$(dpkg-query -W -f '${Version}' mpathd-compat)" = "$old+lab1" ] || die "mpathd-compat not upgraded"
 wait_until 30 systemctl is-active --quiet mpathd || die "mpathd is not active after the upgrade"
 [ "$(paths_of mpatha | wc -l)" -eq 2 ] || die "the upgrade lost paths of mpatha"
+wait_until 30 sh -c "multipath -ll mpatha | grep -q '^mpatha '" ||
+	die "multipath -ll mpatha after the upgrade: $(multipath -ll mpatha 2>&1 | head -n 3)"
 result upgraded "$old -> $old+lab1"
 
 dpkg --purge dm-lmpath-dkms > "$RESULTS/purge-dkms.log" 2>&1 || die "purging dm-lmpath-dkms failed: $(tail -n 5 "$RESULTS/purge-dkms.log")"

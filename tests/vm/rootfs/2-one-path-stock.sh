@@ -3,9 +3,12 @@
 # boot): / is on mpatha with that path on the stock multipath target
 # (mpathd's fallback), mpathd is active, and the LVM volume made last boot
 # is on mpathb, never on a path. find_multipaths smart holds a lone new
-# disk back until the systemd timer the rules start ends the wait. Then
-# mpathd is purged: its files go, the maps stay, and the administrator's
-# wwids and bindings files stay.
+# disk back until the systemd timer the rules start ends the wait.
+# libblockdev's mpath plugin (Debian's, beside mpathd-compat) loads with
+# its checks, finds the map's path a member and the lone disk not, and
+# sets friendly names through mpathconf. Then mpathd is purged with the packages that
+# need it: its files go, the maps stay, and the administrator's wwids and
+# bindings files stay.
 # lab-boot: paths=1
 . /lab/lib.sh
 . "$LAB_SRC/lab/rootfs.conf"
@@ -59,10 +62,49 @@ result smart_wait_released_ms $(((${EPOCHREALTIME/./} - t0) / 1000))
 [ "$(prop "/dev/$one" FIND_MULTIPATHS_WAIT_UNTIL)" = 0 ] || die "$one: the wait is not marked ended"
 [ "$(prop "/dev/$one" SYSTEMD_READY)" != 0 ] || die "$one was not given to systemd"
 cp /root/multipath.conf.saved /etc/multipath.conf
+
+# libblockdev's mpath plugin loads with its checks (the multipath
+# program's version from its usage, at least 0.4.9, and an mpathconf),
+# finds the path of the map a member and the lone disk not (the map is on
+# the stock target here: the plugin only knows maps whose target is named
+# "multipath"), and sets friendly names with mpathconf, which has mpathd
+# read the file again.
+path=$(ls "/sys/block/$dm/slaves" | head -n 1)
+cp /etc/multipath.conf /root/multipath.conf.saved
+python3 - "/dev/$path" "/dev/$one" > "$RESULTS/libblockdev.txt" 2>&1 <<'PY' || die "libblockdev: $(cat "$RESULTS/libblockdev.txt")"
+import sys
+import gi
+gi.require_version("BlockDev", "2.0")
+from gi.repository import BlockDev as bd
+spec = bd.PluginSpec()
+spec.name = bd.Plugin.MPATH
+print("loaded", bd.ensure_init([spec], None))
+print("available", bd.get_available_plugin_names())
+for dev in sys.argv[1:]:
+    print("member", dev, bd.mpath_is_mpath_member(dev))
+print("members", " ".join(sorted(bd.mpath_get_mpath_members())))
+print("friendly_names", bd.mpath_set_friendly_names(True))
+PY
+grep -qx "loaded True" "$RESULTS/libblockdev.txt" && grep -q "^available.*'mpath'" "$RESULTS/libblockdev.txt" ||
+	die "libblockdev's mpath plugin did not load: $(cat "$RESULTS/libblockdev.txt")"
+grep -qx "member /dev/$path True" "$RESULTS/libblockdev.txt" || die "libblockdev: $path is not a member: $(cat "$RESULTS/libblockdev.txt")"
+grep -qx "member /dev/$one False" "$RESULTS/libblockdev.txt" || die "libblockdev: $one is a member: $(cat "$RESULTS/libblockdev.txt")"
+grep -Eq "^members(.* | )$path( |$)" "$RESULTS/libblockdev.txt" || die "libblockdev's members: $(cat "$RESULTS/libblockdev.txt")"
+grep -qx "friendly_names True" "$RESULTS/libblockdev.txt" || die "libblockdev's set_friendly_names: $(cat "$RESULTS/libblockdev.txt")"
+cp /etc/multipath.conf "$RESULTS/multipath.conf.mpathconf"
+grep -Eq "^\s*find_multipaths yes$" /etc/multipath.conf && grep -Eq "^\s*user_friendly_names yes$" /etc/multipath.conf ||
+	die "mpathconf did not set the file: $(cat /etc/multipath.conf)"
+systemctl is-active --quiet mpathd || die "mpathd is not active after mpathconf"
+[ -e /dev/mapper/mpatha ] || die "mpatha went after mpathconf"
+result libblockdev "\"$(grep '^member' "$RESULTS/libblockdev.txt" | tr '\n' ';')\""
+cp /root/multipath.conf.saved /etc/multipath.conf
+systemctl reload mpathd
 modprobe -r scsi_debug || die "scsi_debug did not unload"
 
-dpkg --purge mpathd > "$RESULTS/purge.log" 2>&1 || die "purging mpathd failed: $(tail -n 5 "$RESULTS/purge.log")"
+dpkg --purge libblockdev-mpath2 mpathd-compat mpathd > "$RESULTS/purge.log" 2>&1 ||
+	die "purging mpathd failed: $(tail -n 5 "$RESULTS/purge.log")"
 for f in /usr/sbin/mpathd /usr/bin/mpathctl /lib/udev/mpath-udev /lib/udev/rules.d/60-multipath.rules \
+	/usr/sbin/multipath /usr/sbin/multipathd /etc/systemd/system/multipathd.service \
 	/usr/share/initramfs-tools/hooks/mpathd /lib/systemd/system/mpathd.service /etc/mpathd; do
 	[ -e "$f" ] && die "$f is still there after the purge"
 done
