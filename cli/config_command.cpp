@@ -202,11 +202,7 @@ int ConfigCommand::show() const {
     }
 
     if (!o.vendor && !o.wwid) {
-        config::Config merged = config::mergedConfig(result.config);
-        // The devnode rules applied before any file's.
-        const config::Blacklist builtin = mpath::policy::BlacklistFilter::builtinDevnodeRules();
-        merged.blacklist.devnodes.insert(merged.blacklist.devnodes.end(), builtin.devnodes.begin(),
-                                         builtin.devnodes.end());
+        const config::Config merged = mpath::policy::BlacklistFilter::shownConfig(result.config);
         if (o.json)
             std::cout << configJson(merged).dump(2) << "\n";
         else

@@ -6,6 +6,7 @@
 // reads from the kernel itself. Options it does not serve yet are refused
 // with a message that says what to use instead, never silently ignored.
 
+#include "config_file.h"
 #include "is_path_command.h"
 #include "multipathd_socket_client.h"
 
@@ -16,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <getopt.h>
+#include <mpath/config/writer.h>
+#include <mpath/policy/blacklist.h>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,9 +37,10 @@ void usage(const char *name) {
                  "       %s -F                remove every map that is not in use\n"
                  "       %s -r                read the configuration again\n"
                  "       %s -c DEVICE         whether DEVICE is a multipath path (-u: under udev)\n"
+                 "       %s -t                the configuration as it applies\n"
                  "mpathd serves multipath devices here in multipathd's place; this program\n"
                  "asks it as multipath-tools' multipath does. mpathctl does the rest.\n",
-                 name, name, name, name, name);
+                 name, name, name, name, name, name);
 }
 
 /// What mpathctl does where this program does not serve an option yet.
@@ -44,7 +48,6 @@ const char *instead(char option) {
     switch (option) {
     case 'd':
         return "mpathctl plan";
-    case 't':
     case 'T':
         return "mpathctl config show";
     default:
@@ -174,6 +177,23 @@ int main(int argc, char **argv) {
             cmd = Cmd::ValidPath;
             uevent = true;
             break;
+        case 't': {
+            // As multipath-tools': the configuration from the files, read
+            // here (no daemon, no root), built-in device table included.
+            mpath::config::ConfigResult result;
+            if (mpathctl::loadConfig(std::nullopt, result) != 0)
+                return 1;
+            for (const auto &d : result.diagnostics)
+                if (d.severity != mpath::config::Diagnostic::Severity::Info)
+                    std::fprintf(stderr, "%s\n", d.toString().c_str());
+            if (result.hasErrors())
+                return 1;
+            std::fputs(
+                mpath::config::write(mpath::policy::BlacklistFilter::shownConfig(result.config))
+                    .c_str(),
+                stdout);
+            return 0;
+        }
         case 'r':
             reload = true;
             break;

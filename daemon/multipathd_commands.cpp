@@ -12,7 +12,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <mpath/config/writer.h>
 #include <mpath/model/name_order.h>
+#include <mpath/policy/blacklist.h>
 #include <mpath/policy/grouping.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -187,7 +189,8 @@ constexpr const char *kKnown[] = {
 /// mpathctl's way of doing what a command not served here does.
 std::string insteadOf(const std::string &words) {
     static const std::pair<const char *, const char *> kInstead[] = {
-        {"show config", "mpathctl config show"},
+        {"show blacklist", "mpathctl config show"},
+        {"show devices", "mpathctl plan"},
     };
     for (const auto &[w, m] : kInstead)
         if (words == w)
@@ -414,6 +417,8 @@ std::vector<std::string> MultipathdCommands::served() {
             " list|show maps|multipaths status",
             " list|show maps|multipaths stats",
             " list|show wildcards",
+            " list|show config",
+            " list|show config local",
             " list|show path $path",
             " list|show maps|multipaths",
             " list|show status",
@@ -523,6 +528,9 @@ std::optional<std::string> MultipathdCommands::show(const Parsed &parsed) {
         return showMaps("%n %0 %1 %2 %3 %4", true);
     if (w == "show wildcards")
         return showWildcards();
+    if (w == "show config" || w == "show config local")
+        return mpath::config::write(mpath::policy::BlacklistFilter::shownConfig(
+            daemon_.config(), w == "show config local"));
     if (w == "show path")
         return showPath(param("path"));
     if (w == "show maps")

@@ -179,6 +179,19 @@ TEST_F(MultipathdClientTest, MultipathRefusesWhatItDoesNotServeAndSaysWhatDoes) 
     EXPECT_TRUE(asked_.empty());
 }
 
+#ifdef MPATHCTL
+// multipath -t, as multipath-tools': the configuration read from the files
+// by the program itself, without the daemon, as mpathctl config show
+// prints it.
+TEST_F(MultipathdClientTest, MultipathDashTPrintsTheConfigurationFromTheFiles) {
+    const Run t = run(MULTIPATH_COMPAT, "-t");
+    EXPECT_EQ(t.status, 0) << t.err;
+    EXPECT_TRUE(t.out.starts_with("defaults {\n")) << t.out;
+    EXPECT_EQ(t.out, run(MPATHCTL, "config show").out);
+    EXPECT_TRUE(asked_.empty());
+}
+#endif
+
 // libblockdev's mpath plugin runs `multipath --version` and reads the
 // version from what it prints (stdout, or stderr when it exits non-zero)
 // with "multipath-tools v([\d\.]+)"; it needs at least 0.4.9.

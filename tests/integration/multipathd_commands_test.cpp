@@ -7,6 +7,7 @@
 #include "multipathd_commands.h"
 
 #include <gtest/gtest.h>
+#include <mpath/config/parser.h>
 #include <mpath/testing/fake_device_mapper.h>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -175,10 +176,27 @@ TEST_F(MultipathdCommandsTest, ACallerThatIsNotRootMayOnlyShow) {
 }
 
 TEST_F(MultipathdCommandsTest, ACommandNotServedFailsAndSaysWhatToUseInstead) {
-    EXPECT_EQ(ask("show config"), "fail\n");
+    EXPECT_EQ(ask("show blacklist"), "fail\n");
     EXPECT_NE(
-        h_.logText().find("'show config' is not served by mpathd; mpathctl config show does it"),
+        h_.logText().find("'show blacklist' is not served by mpathd; mpathctl config show does it"),
         std::string::npos);
+}
+
+// multipathd's "show config" is the configuration as it applies, built-in
+// device table included; "local" leaves the table out. The text reads back
+// into the configuration the daemon runs with.
+TEST_F(MultipathdCommandsTest, ShowConfigIsTheConfigurationAsItAppliesAndReadsBack) {
+    const std::string all = ask("show config");
+    const std::string local = ask("show config local");
+    EXPECT_TRUE(all.starts_with("defaults {\n")) << all;
+    EXPECT_NE(all.find("    polling_interval "), std::string::npos) << all;
+    EXPECT_NE(all.find("vendor \"NETAPP\""), std::string::npos);
+    EXPECT_EQ(local.find("vendor \"NETAPP\""), std::string::npos) << local;
+    const mpath::config::ConfigResult back = mpath::config::parseString(all);
+    EXPECT_FALSE(back.hasErrors());
+    EXPECT_EQ(back.config.effectiveGlobals().pollingInterval.value,
+              h_.daemon().config().effectiveGlobals().pollingInterval.value);
+    EXPECT_EQ(ask("show config", false), all);
 }
 
 TEST_F(MultipathdCommandsTest, FailAndReinstatePathSendTheMessagesAndAnswerOnceSent) {

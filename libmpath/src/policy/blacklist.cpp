@@ -1,6 +1,7 @@
 #include "mpath/policy/blacklist.h"
 
 #include "mpath/config/hwtable.h"
+#include "mpath/config/resolve.h"
 
 #include <algorithm>
 #include <array>
@@ -277,6 +278,15 @@ std::string BlacklistVerdict::toString() const {
     else if (!location.empty())
         out += " (" + location + ")";
     return out;
+}
+
+config::Config BlacklistFilter::shownConfig(const config::Config &config, bool local) {
+    config::Config merged =
+        local ? config::mergedConfig(config, config::Hwtable({})) : config::mergedConfig(config);
+    const Blacklist builtin = builtinDevnodeRules();
+    merged.blacklist.devnodes.insert(merged.blacklist.devnodes.end(), builtin.devnodes.begin(),
+                                     builtin.devnodes.end());
+    return merged;
 }
 
 } // namespace mpath::policy

@@ -73,6 +73,14 @@ public:
     /// "^(ram|zram|raw|loop|fd|md|dm-|sr|scd|st|dcssblk)[0-9]".
     static config::Blacklist builtinDevnodeRules();
 
+    /// The whole configuration as mpathd applies it, as `mpathctl config
+    /// show`, multipath -t and multipathd's "show config" show it:
+    /// config::mergedConfig() (the built-in device table and the files'
+    /// devices {} entries; with \a local, the files' entries only, as
+    /// "show config local"), with the built-in devnode rules after the
+    /// files' blacklist.
+    static config::Config shownConfig(const config::Config &config, bool local = false);
+
     /// multipath-tools' reading of product_blacklist: every entry of the
     /// built-in device table, then of \a config's devices {}, that has one
     /// blacklists device { vendor <the entry's vendor> product <its
