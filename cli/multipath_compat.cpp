@@ -8,6 +8,7 @@
 
 #include "config_file.h"
 #include "is_path_command.h"
+#include "multipath_wwids.h"
 #include "multipathd_socket_client.h"
 
 #include <CLI/CLI.hpp>
@@ -38,9 +39,11 @@ void usage(const char *name) {
                  "       %s -r                read the configuration again\n"
                  "       %s -c DEVICE         whether DEVICE is a multipath path (-u: under udev)\n"
                  "       %s -t                the configuration as it applies\n"
+                 "       %s -a|-w DEVICE      add DEVICE's WWID to the wwids file, or remove it\n"
+                 "       %s -W                the wwids file lists the maps present, no other\n"
                  "mpathd serves multipath devices here in multipathd's place; this program\n"
                  "asks it as multipath-tools' multipath does. mpathctl does the rest.\n",
-                 name, name, name, name, name, name);
+                 name, name, name, name, name, name, name, name);
 }
 
 /// What mpathctl does where this program does not serve an option yet.
@@ -151,7 +154,7 @@ private:
 } // namespace
 
 int main(int argc, char **argv) {
-    enum class Cmd { Create, List, FlushOne, FlushAll, ValidPath };
+    enum class Cmd { Create, List, FlushOne, FlushAll, ValidPath, AddWwid, RemoveWwid, ResetWwids };
     Cmd cmd = Cmd::Create;
     bool reload = false;
     bool uevent = false;
@@ -194,6 +197,15 @@ int main(int argc, char **argv) {
                 stdout);
             return 0;
         }
+        case 'a':
+            cmd = Cmd::AddWwid;
+            break;
+        case 'w':
+            cmd = Cmd::RemoveWwid;
+            break;
+        case 'W':
+            cmd = Cmd::ResetWwids;
+            break;
         case 'r':
             reload = true;
             break;
@@ -262,6 +274,18 @@ int main(int argc, char **argv) {
         }
         return isPath.run();
     }
+    // The wwids file, changed here as multipath-tools' multipath changes it
+    // (udev's rules and mpathd read it at the path's next event).
+    if (cmd == Cmd::AddWwid || cmd == Cmd::RemoveWwid) {
+        if (device.empty()) {
+            std::fprintf(stderr, "the %s option requires a device\n",
+                         cmd == Cmd::AddWwid ? "-a" : "-w");
+            return 1;
+        }
+        return mpathcompat::changeWwid(device, cmd == Cmd::AddWwid, argv[0]);
+    }
+    if (cmd == Cmd::ResetWwids)
+        return mpathcompat::resetWwids(argv[0]);
     if (cmd == Cmd::FlushOne && device.empty()) {
         std::fprintf(stderr, "the -f option requires a map name to remove\n");
         return 1;
@@ -284,8 +308,7 @@ int main(int argc, char **argv) {
         return mp.change("del map \"" + device + "\"", "removing " + device);
     case Cmd::FlushAll:
         return mp.change("del maps", "removing the maps");
-    case Cmd::Create:
-    case Cmd::ValidPath:
+    default:
         break;
     }
     return mp.change("reconfigure all", "reading the configuration again");

@@ -7,11 +7,15 @@
 #include "daemon_harness.h"
 #include "multipathd_commands.h"
 #include "multipathd_socket.h"
+#include "temp_dir.h"
+#include "test_file.h"
 
 #include <future>
 #include <gtest/gtest.h>
+#include <mpath/state/wwids_file.h>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <tuple>
 #include <unistd.h>
 
 #ifdef MULTIPATHD_CLIENT
@@ -191,6 +195,50 @@ TEST_F(MultipathdClientTest, MultipathDashTPrintsTheConfigurationFromTheFiles) {
     EXPECT_TRUE(asked_.empty());
 }
 #endif
+
+// multipath -a, -w and -W change the wwids file as multipath-tools' do: a
+// map's name, an alias of the bindings file or of multipaths {}, or a WWID
+// given as it is; -W keeps the maps present (sysfs) and nothing else.
+TEST_F(MultipathdClientTest, MultipathAddsRemovesAndResetsWwidsAsMultipathToolsDoes) {
+    mpath_test::TempDir root("mproot");
+    const auto at = [&](const std::string &p) { return root.path() / p; };
+    std::filesystem::create_directories(at("etc/multipath"));
+    mpath_test::writeFile(at("etc/multipath.conf"),
+                          "multipaths {\n multipath {\n  wwid 3600b\n  alias data\n }\n}\n");
+    mpath_test::writeFile(at("etc/multipath/bindings"), "mpathz 3600z\n");
+    for (const auto &[dm, name, uuid] :
+         {std::tuple{"dm-0", "mpatha", "mpath-3600a"}, std::tuple{"dm-1", "vg-lv", "LVM-x"}}) {
+        std::filesystem::create_directories(at(std::string("sys/block/") + dm + "/dm"));
+        mpath_test::writeFile(at(std::string("sys/block/") + dm + "/dm/name"),
+                              std::string(name) + "\n");
+        mpath_test::writeFile(at(std::string("sys/block/") + dm + "/dm/uuid"),
+                              std::string(uuid) + "\n");
+    }
+    const std::string mp = "MPATH_CONFIG_ROOT=" + root.str() + " " MULTIPATH_COMPAT;
+    const auto listed = [&] {
+        return mpath::state::WwidsFile::parse(mpath_test::readFile(at("etc/multipath/wwids")),
+                                              "wwids", nullptr);
+    };
+    EXPECT_EQ(run(mp, "-a mpatha").out, "wwid '3600a' added\n");
+    EXPECT_EQ(run(mp, "-a data").out, "wwid '3600b' added\n");
+    EXPECT_EQ(run(mp, "-a mpathz").out, "wwid '3600z' added\n");
+    EXPECT_EQ(run(mp, "-a 3600q").out, "wwid '3600q' added\n");
+    EXPECT_EQ(listed(), (std::vector<std::string>{"3600a", "3600b", "3600z", "3600q"}));
+    const Run removed = run(mp, "-w 3600q");
+    EXPECT_EQ(removed.status, 0);
+    EXPECT_EQ(removed.out, "wwid '3600q' removed\n");
+    const Run again = run(mp, "-w 3600q");
+    EXPECT_EQ(again.status, 0);
+    EXPECT_EQ(again.out, "wwid '3600q' not in wwids file\n");
+    const Run reset = run(mp, "-W");
+    EXPECT_EQ(reset.status, 0);
+    EXPECT_EQ(reset.out, "successfully reset wwids\n");
+    EXPECT_EQ(listed(), std::vector<std::string>{"3600a"});
+    const Run none = run(mp, "-a");
+    EXPECT_EQ(none.status, 1);
+    EXPECT_EQ(none.err, "the -a option requires a device\n");
+    EXPECT_TRUE(asked_.empty());
+}
 
 // libblockdev's mpath plugin runs `multipath --version` and reads the
 // version from what it prints (stdout, or stderr when it exits non-zero)

@@ -116,6 +116,20 @@ ask_both_daemons() { # ask_both_daemons DIR MULTIPATH: the answers of whichever 
 		"$mp" -c "$dev" >> "$d/multipath-c.txt" 2>&1
 		echo "exit $?" >> "$d/multipath-c.txt"
 	done
+	# multipath -w, -a and -W, which installers run on the disks they set
+	# up: a path's WWID out of the wwids file and back, by node, by
+	# major:minor and as a WWID; then the file reset to the maps present.
+	# The file is put back as it was after.
+	cp /etc/multipath/wwids "$d/wwids.saved"
+	for args in "-w /dev/$opt" "-w /dev/$opt" "-a /dev/$opt" "-a /dev/$opt" "-w $sdwwid" \
+		"-a $(devt "$opt")" "-a /dev/nvme0n1" "-W"; do
+		echo "$args:" >> "$d/multipath-wwids.txt"
+		# shellcheck disable=SC2086
+		"$mp" $args >> "$d/multipath-wwids.txt" 2>&1
+		echo "exit $?" >> "$d/multipath-wwids.txt"
+	done
+	grep '^/' /etc/multipath/wwids | sort >> "$d/multipath-wwids.txt"
+	cp "$d/wwids.saved" /etc/multipath/wwids
 	for dev in "/dev/$opt" "$(devt "$standby")" "$opt" "$map"; do
 		echo "$dev:" >> "$d/multipath-ll-dev.txt"
 		"$mp" -ll "$dev" >> "$d/multipath-ll-dev.txt" 2>&1
@@ -255,7 +269,7 @@ for f in maps.json "map-$map.json" "map-$vmap.json"; do
 done
 for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt \
 	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt \
-	multipath-ll.txt multipath-ll-dev.txt multipath-c.txt; do
+	multipath-ll.txt multipath-ll-dev.txt multipath-c.txt multipath-wwids.txt; do
 	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
 		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 done
