@@ -6,7 +6,9 @@
 # disk back until the systemd timer the rules start ends the wait.
 # libblockdev's mpath plugin (Debian's, beside mpathd-compat) loads with
 # its checks, finds the map's path a member and the lone disk not, and
-# sets friendly names through mpathconf. Then mpathd is purged with the packages that
+# sets friendly names through mpathconf. Last, Debian's multipath-tools
+# is installed in mpathd's place and takes the maps, and mpathd and
+# mpathd-compat are installed back over it. Then mpathd is purged with the packages that
 # need it: its files go, the maps stay, and the administrator's wwids and
 # bindings files stay.
 # lab-boot: paths=1
@@ -112,3 +114,26 @@ done
 dmsetup info mpatha > /dev/null || die "the purge removed the root's map"
 pgrep -x mpathd > /dev/null && die "mpathd still runs after the purge"
 result purged mpathd
+
+# Debian's multipath-tools in mpathd's place, then mpathd back over it.
+# initramfs-tools' trigger is off meanwhile (minutes under TCG, and no
+# boot follows).
+conf=/etc/initramfs-tools/update-initramfs.conf
+sed -i 's/^update_initramfs=.*/update_initramfs=no/' "$conf"
+dpkg -i /var/cache/lab-debs/debian/multipath-tools_*.deb > "$RESULTS/multipath-tools.log" 2>&1 ||
+	die "installing Debian's multipath-tools failed: $(tail -n 5 "$RESULTS/multipath-tools.log")"
+wait_until 60 systemctl is-active --quiet multipathd.service ||
+	die "Debian's multipathd is not active: $(systemctl status multipathd --no-pager 2>&1 | tail -n 5)"
+[ "$(systemctl show -p Id --value multipathd.service)" = multipathd.service ] || die "multipathd.service is still an alias"
+wait_until 30 sh -c "multipathd show maps | grep -q '^mpatha '" ||
+	die "Debian's multipathd does not show mpatha: $(multipathd show maps 2>&1)"
+dpkg -i /var/cache/lab-debs/mpathd_*.deb /var/cache/lab-debs/mpathd-compat_*.deb > "$RESULTS/mpathd-back.log" 2>&1 ||
+	die "installing mpathd over multipath-tools failed: $(tail -n 5 "$RESULTS/mpathd-back.log")"
+sed -i 's/^update_initramfs=.*/update_initramfs=yes/' "$conf"
+[ "$(dpkg-query -W -f '${Status}' multipath-tools 2>/dev/null)" = "install ok installed" ] &&
+	die "multipath-tools is still installed beside mpathd"
+pgrep -x multipathd > /dev/null && die "Debian's multipathd still runs: $(pgrep -a multipathd)"
+wait_until 30 systemctl is-active --quiet mpathd || die "mpathd is not active again: $(systemctl status mpathd --no-pager 2>&1 | tail -n 5)"
+[ "$(dpkg -S /usr/sbin/multipath 2>&1 | cut -d: -f1)" = mpathd-compat ] || die "multipath is not mpathd-compat's again"
+wait_until 30 sh -c "multipath -ll mpatha | grep -q '^mpatha '" || die "multipath -ll mpatha: $(multipath -ll mpatha 2>&1 | head -n 3)"
+result swapped "multipath-tools $(dpkg-deb -f /var/cache/lab-debs/debian/multipath-tools_*.deb Version) in, then out for mpathd $(dpkg-query -W -f '${Version}' mpathd)"
