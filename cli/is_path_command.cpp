@@ -354,40 +354,39 @@ bool IsReadyCommand::given() const {
     return command_->parsed();
 }
 
-int IsReadyCommand::run() const {
-    std::string name = map_;
+Readiness mapReadiness(const std::string &map) {
+    std::string name = map;
     if (name.rfind("/dev/mapper/", 0) == 0)
         name = name.substr(12);
     mpath::sys::DeviceMapperLib dm;
     auto status = dm.status(name);
-    if (!status) {
-        std::cout << name << ": not ready: " << status.error().message << "\n";
-        return ExitFailure;
-    }
+    if (!status)
+        return {false, name + ": not ready: " + status.error().message};
     unsigned active = 0, paths = 0;
     for (const auto &line : *status) {
-        if (line.type != "multipath" && line.type != "lmpath") {
-            std::cout << name << ": not ready: a " << line.type << " target, not multipath\n";
-            return ExitFailure;
-        }
-        mpath::model::Map map;
-        auto parsed = mpath::dm::parseStatus(line.params, map);
-        if (!parsed) {
-            std::cout << name << ": not ready: " << parsed.error().message << "\n";
-            return ExitFailure;
-        }
-        for (const auto &g : map.groups)
+        if (line.type != "multipath" && line.type != "lmpath")
+            return {false, name + ": not ready: a " + line.type + " target, not multipath"};
+        mpath::model::Map parsedMap;
+        auto parsed = mpath::dm::parseStatus(line.params, parsedMap);
+        if (!parsed)
+            return {false, name + ": not ready: " + parsed.error().message};
+        for (const auto &g : parsedMap.groups)
             for (const auto &p : g.paths) {
                 ++paths;
                 active += p.dmState == mpath::model::DmPathState::Active;
             }
     }
-    if (active == 0) {
-        std::cout << name << ": not ready: none of its " << paths << " paths is active\n";
-        return ExitFailure;
-    }
-    std::cout << name << ": ready: " << active << " of " << paths << " paths active\n";
-    return ExitOk;
+    if (active == 0)
+        return {false,
+                name + ": not ready: none of its " + std::to_string(paths) + " paths is active"};
+    return {true, name + ": ready: " + std::to_string(active) + " of " + std::to_string(paths) +
+                      " paths active"};
+}
+
+int IsReadyCommand::run() const {
+    const Readiness r = mapReadiness(map_);
+    std::cout << r.why << "\n";
+    return r.ready ? ExitOk : ExitFailure;
 }
 
 bool wantsIsPath(int argc, char **argv) {

@@ -66,6 +66,16 @@ private:
     std::string map_;
 };
 
+/// Whether a multipath map has a path that can do I/O now, and why.
+struct Readiness {
+    bool ready{false};
+    std::string why; ///< "mpatha: ready: 2 of 2 paths active", "...: not ready: ..."
+};
+
+/// What is-ready decides for \a map (a name, or /dev/mapper/NAME), from
+/// its device-mapper status.
+Readiness mapReadiness(const std::string &map);
+
 /// Whether argv asks for is-path or is-ready: main() then builds only that command,
 /// which udev runs for every disk and map and which must start fast.
 bool wantsIsPath(int argc, char **argv);

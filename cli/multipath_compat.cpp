@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <getopt.h>
 #include <mpath/config/writer.h>
 #include <mpath/policy/blacklist.h>
@@ -41,9 +43,10 @@ void usage(const char *name) {
                  "       %s -t                the configuration as it applies\n"
                  "       %s -a|-w DEVICE      add DEVICE's WWID to the wwids file, or remove it\n"
                  "       %s -W                the wwids file lists the maps present, no other\n"
+                 "       %s -C|-U MAP         whether the map has a usable path (exit 0)\n"
                  "mpathd serves multipath devices here in multipathd's place; this program\n"
                  "asks it as multipath-tools' multipath does. mpathctl does the rest.\n",
-                 name, name, name, name, name, name, name, name);
+                 name, name, name, name, name, name, name, name, name);
 }
 
 /// What mpathctl does where this program does not serve an option yet.
@@ -56,6 +59,41 @@ const char *instead(char option) {
     default:
         return "mpathctl";
     }
+}
+
+/// `-C DEVICE`, `-U DEVICE`: whether the multipath map DEVICE (its node,
+/// /dev/mapper name or major:minor) has a path that can do I/O, as
+/// is-ready decides it; exit 0 when it has. As multipath-tools', nothing is
+/// said when it has; -U (udev) says nothing either way.
+int usablePaths(std::string device, bool uevent) {
+    // -U, as udev runs it: the device of the event.
+    if (const char *env = std::getenv("DEVNAME"); uevent && env && *env)
+        device = env;
+    if (device.empty()) {
+        std::fprintf(stderr, "the -%c option requires a device\n", uevent ? 'U' : 'C');
+        return 1;
+    }
+    std::string node;
+    unsigned ma = 0, mi = 0;
+    char end = 0;
+    std::error_code ec;
+    if (std::sscanf(device.c_str(), "%u:%u%c", &ma, &mi, &end) == 2)
+        node = std::filesystem::read_symlink("/sys/dev/block/" + device, ec).filename().string();
+    else
+        node = std::filesystem::canonical(device.starts_with("/") ? device : "/dev/" + device, ec)
+                   .filename()
+                   .string();
+    std::ifstream nameFile("/sys/block/" + node + "/dm/name");
+    std::string name;
+    if (node.empty() || !std::getline(nameFile, name)) {
+        if (!uevent)
+            std::fprintf(stderr, "%s is not a dm device\n", device.c_str());
+        return 1;
+    }
+    const mpathctl::Readiness r = mpathctl::mapReadiness(name);
+    if (!r.ready && !uevent)
+        std::fprintf(stderr, "%s: no usable paths found (%s)\n", device.c_str(), r.why.c_str());
+    return r.ready ? 0 : 1;
 }
 
 class Multipath {
@@ -154,7 +192,17 @@ private:
 } // namespace
 
 int main(int argc, char **argv) {
-    enum class Cmd { Create, List, FlushOne, FlushAll, ValidPath, AddWwid, RemoveWwid, ResetWwids };
+    enum class Cmd {
+        Create,
+        List,
+        FlushOne,
+        FlushAll,
+        ValidPath,
+        AddWwid,
+        RemoveWwid,
+        ResetWwids,
+        UsablePaths
+    };
     Cmd cmd = Cmd::Create;
     bool reload = false;
     bool uevent = false;
@@ -199,6 +247,13 @@ int main(int argc, char **argv) {
         }
         case 'a':
             cmd = Cmd::AddWwid;
+            break;
+        case 'C':
+            cmd = Cmd::UsablePaths;
+            break;
+        case 'U':
+            cmd = Cmd::UsablePaths;
+            uevent = true;
             break;
         case 'w':
             cmd = Cmd::RemoveWwid;
@@ -286,6 +341,8 @@ int main(int argc, char **argv) {
     }
     if (cmd == Cmd::ResetWwids)
         return mpathcompat::resetWwids(argv[0]);
+    if (cmd == Cmd::UsablePaths)
+        return usablePaths(device, uevent);
     if (cmd == Cmd::FlushOne && device.empty()) {
         std::fprintf(stderr, "the -f option requires a map name to remove\n");
         return 1;

@@ -180,6 +180,13 @@ TEST_F(MultipathdClientTest, MultipathRefusesWhatItDoesNotServeAndSaysWhatDoes) 
               std::string::npos)
         << d.err;
     EXPECT_EQ(run(MULTIPATH_COMPAT, "-x").status, 1);
+    // -C needs a map; a device that is none is said and exits 1.
+    const Run c = run(MULTIPATH_COMPAT, "-C");
+    EXPECT_EQ(c.status, 1);
+    EXPECT_EQ(c.err, "the -C option requires a device\n");
+    const Run notDm = run(MULTIPATH_COMPAT, "-C /dev/null");
+    EXPECT_EQ(notDm.status, 1);
+    EXPECT_EQ(notDm.err, "/dev/null is not a dm device\n");
     EXPECT_TRUE(asked_.empty());
 }
 

@@ -130,6 +130,16 @@ ask_both_daemons() { # ask_both_daemons DIR MULTIPATH: the answers of whichever 
 	done
 	grep '^/' /etc/multipath/wwids | sort >> "$d/multipath-wwids.txt"
 	cp "$d/wwids.saved" /etc/multipath/wwids
+	# multipath -C, whether a map has a usable path: the exit status (a
+	# refusal is said with a timestamp by multipath-tools). By its dm node
+	# and major:minor: multipath-tools does not find /dev/mapper/NAME
+	# (docs/compat.md).
+	local dmnode
+	dmnode=$(basename "$(readlink -f "/dev/mapper/$map")")
+	for dev in "/dev/$dmnode" "$(devt "$dmnode")" /dev/sda; do
+		"$mp" -C "$dev" > /dev/null 2>&1
+		echo "-C $dev: exit $?" >> "$d/multipath-C.txt"
+	done
 	for dev in "/dev/$opt" "$(devt "$standby")" "$opt" "$map"; do
 		echo "$dev:" >> "$d/multipath-ll-dev.txt"
 		"$mp" -ll "$dev" >> "$d/multipath-ll-dev.txt" 2>&1
@@ -269,12 +279,15 @@ for f in maps.json "map-$map.json" "map-$vmap.json"; do
 done
 for f in topology.txt paths.txt maps.txt nosuchmap.txt user-show.txt user-fail.txt \
 	paths-format.txt maps-format.txt map-format.txt maps-status.txt wildcards.txt \
-	multipath-ll.txt multipath-ll-dev.txt multipath-c.txt multipath-wwids.txt; do
+	multipath-ll.txt multipath-ll-dev.txt multipath-c.txt multipath-wwids.txt multipath-C.txt; do
 	diff "$RESULTS/compat/multipathd/$f" "$RESULTS/compat/mpathd/$f" > "$RESULTS/compat/$f.diff" ||
 		broken "multipathd $f: mpathd answers otherwise: $(head -n 6 "$RESULTS/compat/$f.diff" | tr '\n' ' ')"
 done
 grep -q '^permission deny: need to be root$' "$RESULTS/compat/mpathd/user-fail.txt" ||
 	broken "a user's 'multipathd fail path' was not refused: $(cat "$RESULTS/compat/mpathd/user-fail.txt")"
+# Better than multipath-tools: -C finds a map by its /dev/mapper name too.
+/opt/mpath/build/compat/multipath -C "/dev/mapper/$map" ||
+	broken "mpath's multipath -C /dev/mapper/$map: exit $? for a map with usable paths"
 result compat_answers "$(ls "$RESULTS/compat/mpathd" | wc -l) answers compared"
 
 table2=$(dmsetup table "$map")
