@@ -3,6 +3,7 @@
 #include "config/tokenizer.h"
 #include "mpath/config/writer.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -12,18 +13,52 @@ namespace {
 
 /// One line of the text and where it stands.
 struct Line {
-    std::string text;    ///< without its newline
-    int depth{0};        ///< brace depth at its start
-    std::string section; ///< the top-level section it is in ("" outside)
-    bool opens{false};   ///< it opens a top-level section
-    bool closes{false};  ///< its '}' closes a top-level section
+    std::string text;                    ///< without its newline (a CR of CRLF stays)
+    int depth{0};                        ///< brace depth at its start
+    std::string section;                 ///< the top-level section it is in ("" outside)
+    bool opens{false};                   ///< it opens a top-level section
+    bool closes{false};                  ///< one of its '}' closes a top-level section
+    size_t closeAt{0};                   ///< where that '}' is in text
+    size_t commentAt{std::string::npos}; ///< where a comment starts in text
     std::vector<detail::Token> words;
+
+    bool hasBrace() const {
+        return std::any_of(words.begin(), words.end(),
+                           [](const detail::Token &w) { return w.is("{") || w.is("}"); });
+    }
 };
+
+/// Where \a l's comment starts and where its brace back to depth 0 is, as
+/// the tokenizer reads the line (quotes with "" inside, '#' and '!').
+void scan(Line &l) {
+    int depth = l.depth;
+    bool quoted = false;
+    for (size_t i = 0; i < l.text.size(); ++i) {
+        const char c = l.text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < l.text.size() && l.text[i + 1] == '"')
+                ++i;
+            else if (c == '"')
+                quoted = false;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == '#' || c == '!') {
+            l.commentAt = i;
+            return;
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}' && depth > 0 && --depth == 0 && !l.closes) {
+            l.closes = true;
+            l.closeAt = i;
+        }
+    }
+}
 
 std::vector<Line> lines(std::string_view text) {
     std::vector<Line> out;
     int depth = 0;
     std::string section;
+    std::string pending; // a name alone on its line, at depth 0: "defaults" before a "{" line
     size_t at = 0;
     while (at < text.size()) {
         size_t end = text.find('\n', at);
@@ -36,22 +71,28 @@ std::vector<Line> lines(std::string_view text) {
         l.section = depth > 0 ? section : "";
         for (size_t i = 0; i < l.words.size(); ++i) {
             if (l.words[i].is("{")) {
-                if (depth == 0 && i > 0) {
-                    section = l.words[i - 1].text;
+                if (depth == 0) {
+                    section = i > 0 ? l.words[i - 1].text : pending;
                     l.section = section;
                     l.opens = true;
                 }
                 ++depth;
             } else if (l.words[i].is("}") && depth > 0) {
                 --depth;
-                if (depth == 0)
-                    l.closes = true;
             }
         }
+        scan(l);
+        if (l.depth == 0 && !l.words.empty())
+            pending = l.hasBrace() ? "" : l.words.back().text;
         out.push_back(std::move(l));
         at = end + 1;
     }
     return out;
+}
+
+/// The line end the text uses: "\r" when its first line ends in CRLF.
+std::string lineEnd(const std::vector<Line> &ls) {
+    return !ls.empty() && !ls.front().text.empty() && ls.front().text.back() == '\r' ? "\r" : "";
 }
 
 std::string join(const std::vector<Line> &ls, bool finalNewline) {
@@ -68,7 +109,7 @@ std::string join(const std::vector<Line> &ls, bool finalNewline) {
 std::string bodyLine(const std::vector<Line> &ls, const std::string &section,
                      const std::string &content) {
     for (const Line &l : ls)
-        if (l.section == section && l.depth == 1 && !l.words.empty() && !l.closes) {
+        if (l.section == section && l.depth == 1 && !l.words.empty() && !l.hasBrace()) {
             const size_t indent = l.text.find_first_not_of(" \t");
             return l.text.substr(0, indent) + content;
         }
@@ -78,7 +119,8 @@ std::string bodyLine(const std::vector<Line> &ls, const std::string &section,
 /// Whether a body line of a top-level section is at depth 1 and sets
 /// \a keyword.
 bool sets(const Line &l, const std::string &section, std::string_view keyword) {
-    return l.section == section && l.depth == 1 && !l.opens && l.words.size() >= 1 &&
+    // A line with a brace is left alone: rewriting it would lose the brace.
+    return l.section == section && l.depth == 1 && !l.hasBrace() && l.words.size() >= 1 &&
            !l.words[0].quoted && l.words[0].text == keyword;
 }
 
@@ -87,7 +129,7 @@ bool namesEveryDevice(const Line &l) {
         return false;
     const std::string &k = l.words[0].text;
     const std::string &v = l.words[1].text;
-    return (k == "devnode" || k == "wwid") && (v == ".*" || v == "*");
+    return k == "devnode" && (v == ".*" || v == "*");
 }
 
 /// \a ls with \a content added as a body line of the last top-level
@@ -97,15 +139,16 @@ void addToSection(std::vector<Line> &ls, const std::string &section, const std::
     for (size_t i = 0; i < ls.size(); ++i)
         if (ls[i].closes && ls[i].section == section)
             close = i;
+    const std::string eol = lineEnd(ls);
     if (close) {
         Line l;
-        l.text = bodyLine(ls, section, content);
+        l.text = bodyLine(ls, section, content) + eol;
         const Line &c = ls[*close];
-        const size_t brace = c.text.find('}');
+        const size_t brace = c.closeAt;
         if (c.text.find_first_not_of(" \t") != brace) {
             // "defaults { a b }" or "a b }": the brace goes on a line of its own.
             Line rest = c;
-            rest.text = c.text.substr(0, c.text.find_last_not_of(" \t", brace - 1) + 1);
+            rest.text = c.text.substr(0, c.text.find_last_not_of(" \t", brace - 1) + 1) + eol;
             Line closing;
             closing.text = c.text.substr(brace);
             ls[*close] = rest;
@@ -115,13 +158,14 @@ void addToSection(std::vector<Line> &ls, const std::string &section, const std::
         ls.insert(ls.begin() + static_cast<long>(*close), l);
         return;
     }
-    if (!ls.empty() && !ls.back().text.empty()) {
+    if (!ls.empty() && !ls.back().text.empty() && ls.back().text != "\r") {
         ls.push_back(Line{});
+        ls.back().text = eol;
     }
     Line open, body, closing;
-    open.text = section + " {";
-    body.text = "\t" + content;
-    closing.text = "}";
+    open.text = section + " {" + eol;
+    body.text = "\t" + content + eol;
+    closing.text = "}" + eol;
     ls.push_back(open);
     ls.push_back(body);
     ls.push_back(closing);
@@ -141,8 +185,14 @@ std::string setDefault(std::string_view text, std::string_view keyword, std::str
         if (sets(ls[i], "defaults", keyword))
             last = i;
     if (last) {
-        const std::string &t = ls[*last].text;
-        ls[*last].text = t.substr(0, t.find_first_not_of(" \t")) + content;
+        const Line &l = ls[*last];
+        const std::string &t = l.text;
+        const bool cr = !t.empty() && t.back() == '\r';
+        std::string comment = l.commentAt == std::string::npos ? "" : t.substr(l.commentAt);
+        if (cr && !comment.empty())
+            comment.pop_back();
+        ls[*last].text = t.substr(0, t.find_first_not_of(" \t")) + content +
+                         (comment.empty() ? "" : " " + comment) + (cr ? "\r" : "");
     } else {
         addToSection(ls, "defaults", content);
     }

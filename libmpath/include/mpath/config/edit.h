@@ -11,7 +11,8 @@ namespace mpath::config {
 
 /// \a text with \a keyword of the top-level defaults {} section set to
 /// \a value: the last line that sets it there is replaced (same
-/// indentation), else a line is added before the closing brace of the last
+/// indentation and comment; a line with a brace is never rewritten), else a
+/// line is added before the closing brace of the last
 /// defaults {} section, else a defaults {} section is added at the end.
 /// \a value is written as quote() writes it.
 std::string setDefault(std::string_view text, std::string_view keyword, std::string_view value);
@@ -21,7 +22,8 @@ std::string setDefault(std::string_view text, std::string_view keyword, std::str
 inline constexpr std::string_view kBlacklistAll = "devnode \".*\"";
 
 /// \a text with every top-level blacklist {} line that names every device
-/// (`devnode ".*"`, `devnode "*"`, `wwid ".*"`, `wwid "*"`) taken away.
+/// node (`devnode ".*"`, `devnode "*"`) taken away, as Red Hat's mpathconf
+/// --enable does (a `wwid ".*"` line, the allowlist form, stays).
 /// \param removed set to whether one was
 std::string allowAllDevices(std::string_view text, bool &removed);
 
