@@ -84,31 +84,47 @@ bool readFile(const std::string &path, std::string &text, bool &exists) {
     return !in.bad();
 }
 
-/// Writes \a text to \a path through a file beside it and a rename, with
-/// \a mode; says why not on stderr.
-bool writeFile(const std::string &path, const std::string &text, mode_t mode) {
+/// Writes \a text to \a path (through a symlink, to the file it names)
+/// with a file beside it and a rename, keeping the mode and owner of the
+/// file replaced (\a mode for a new one); says why not on stderr.
+bool writeFile(const std::string &given, const std::string &text, mode_t mode) {
+    std::string path = given;
+    if (char *real = ::realpath(given.c_str(), nullptr)) {
+        path = real;
+        std::free(real);
+    }
+    struct stat old {};
+    const bool replacing = ::stat(path.c_str(), &old) == 0;
     const std::string tmp = path + ".mpathconf-new";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    ::unlink(tmp.c_str()); // a leftover, or something planted there
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         std::fprintf(stderr, "mpathconf: cannot write %s: %s\n", tmp.c_str(), std::strerror(errno));
         return false;
     }
+    auto failed = [&](const char *what) {
+        std::fprintf(stderr, "mpathconf: cannot %s %s: %s\n", what, path.c_str(),
+                     std::strerror(errno));
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return false;
+    };
     size_t done = 0;
     while (done < text.size()) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            std::fprintf(stderr, "mpathconf: cannot write %s: %s\n", tmp.c_str(),
-                         std::strerror(errno));
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return false;
-        }
+        if (n < 0)
+            return failed("write");
         done += static_cast<size_t>(n);
     }
-    ::fchmod(fd, mode);
-    if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (replacing && ::fchown(fd, old.st_uid, old.st_gid) != 0)
+        return failed("keep the owner of");
+    if (::fchmod(fd, replacing ? (old.st_mode & 07777) : mode) != 0)
+        return failed("keep the mode of");
+    if (::fsync(fd) != 0)
+        return failed("write");
+    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
         std::fprintf(stderr, "mpathconf: cannot write %s: %s\n", path.c_str(),
                      std::strerror(errno));
         ::unlink(tmp.c_str());
@@ -246,7 +262,10 @@ int main(int argc, char **argv) {
     }
 
     if (edits) {
-        std::string edited = text;
+        // As Red Hat's: --enable without a file writes a default one.
+        std::string edited =
+            !exists && enable ? "defaults {\n\tuser_friendly_names yes\n\tfind_multipaths yes\n}\n"
+                              : text;
         if (enable) {
             bool removed = false;
             edited = config::allowAllDevices(edited, removed);
@@ -281,23 +300,20 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "mpathconf: neither dm-lmpath nor dm-multipath could be loaded\n");
         ok = false;
     }
-    if (withDaemon) {
+    // As Red Hat's: y starts or reloads the daemon after the change, and
+    // stops it with --disable; n leaves it alone.
+    if (withDaemon && *withDaemon) {
         if (::access("/run/systemd/system", F_OK) != 0) {
             std::fprintf(stderr,
-                         "mpathconf: systemd does not run here: mpathd reads %s when "
-                         "it starts\n",
+                         "mpathconf: systemd does not run here: mpathd reads %s when it starts\n",
                          file.c_str());
             ok = false;
-        } else if (*withDaemon) {
-            const bool active = serviceActive();
-            if (!run({"systemctl", active ? "reload" : "start", "mpathd.service"})) {
-                std::fprintf(stderr, "mpathconf: systemctl %s mpathd.service failed\n",
-                             active ? "reload" : "start");
+        } else {
+            const char *action = disable ? "stop" : serviceActive() ? "reload" : "start";
+            if (!run({"systemctl", action, "mpathd.service"})) {
+                std::fprintf(stderr, "mpathconf: systemctl %s mpathd.service failed\n", action);
                 ok = false;
             }
-        } else if (!run({"systemctl", "stop", "mpathd.service"})) {
-            std::fprintf(stderr, "mpathconf: systemctl stop mpathd.service failed\n");
-            ok = false;
         }
     }
     return ok ? 0 : 1;

@@ -79,19 +79,25 @@ std::optional<std::string> refWwid(const std::string &device, bool add,
         const fs::path real = fs::canonical(device, ec);
         node = (ec ? fs::path(device) : real).filename().string();
     }
+    std::string word = device;
+    if (node.starts_with("dm-")) {
+        // A map's node (/dev/dm-N, /dev/mapper/NAME): as its name.
+        word = firstLine(below("/sys/block/" + node + "/dm/name"));
+        node.clear();
+    }
     if (node.empty()) {
         // A map's name, an alias, or the WWID itself.
         for (const auto &[name, wwid] : maps())
-            if (name == device)
+            if (name == word)
                 return wwid;
         const auto globals = conf.effectiveGlobals();
         if (auto bindings = mpath::state::BindingsFile(below(globals.bindingsFile.value)).load())
-            if (auto wwid = bindings->wwidFor(device))
+            if (auto wwid = bindings->wwidFor(word))
                 return *wwid;
         for (const auto &m : conf.multipaths)
-            if (!m.alias.empty() && m.alias == device)
+            if (!m.alias.empty() && m.alias == word)
                 return m.wwid;
-        return device;
+        return word;
     }
     const auto filter = mpath::policy::BlacklistFilter::fromConfig(conf);
     if (add && filter.checkDevnode(node).blacklisted)

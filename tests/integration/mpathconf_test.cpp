@@ -6,8 +6,11 @@
 #include "test_file.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef MPATHCONF
 
@@ -67,6 +70,36 @@ TEST_F(MpathconfTest, DisableAndEnableBlacklistEveryDeviceAndTakeItAway) {
     EXPECT_EQ(run("--enable").status, 0);
     EXPECT_EQ(mpath_test::readFile(conf_), "blacklist {\n}\n");
     EXPECT_NE(run("").out.find("multipath is enabled\n"), std::string::npos);
+}
+
+// As Red Hat's: --enable without a file writes a default one; the
+// allowlist form (every WWID blacklisted, some excepted) is not "off".
+TEST_F(MpathconfTest, EnableWritesADefaultFileAndLeavesAnAllowlistAlone) {
+    EXPECT_EQ(run("--enable").status, 0);
+    EXPECT_EQ(mpath_test::readFile(conf_),
+              "defaults {\n\tuser_friendly_names yes\n\tfind_multipaths yes\n}\n");
+    const std::string allowlist = "blacklist {\n\twwid \".*\"\n}\n"
+                                  "blacklist_exceptions {\n\twwid \"3600a\"\n}\n";
+    mpath_test::writeFile(conf_, allowlist);
+    EXPECT_EQ(run("--enable").status, 0);
+    EXPECT_EQ(mpath_test::readFile(conf_), allowlist);
+    EXPECT_NE(run("").out.find("multipath is enabled\n"), std::string::npos);
+}
+
+// A multipath.conf that is a symlink stays one: the file it names changes.
+TEST_F(MpathconfTest, ASymlinkedFileIsChangedThroughTheLink) {
+    const std::string real = dir_.file("real.conf");
+    mpath_test::writeFile(real, "defaults {\n}\n");
+    ASSERT_EQ(::chmod(real.c_str(), 0640), 0);
+    ASSERT_EQ(::symlink(real.c_str(), conf_.c_str()), 0);
+    EXPECT_EQ(run("--user_friendly_names y").status, 0);
+    struct stat st {};
+    ASSERT_EQ(::lstat(conf_.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
+    EXPECT_EQ(mpath_test::readFile(real), "defaults {\n\tuser_friendly_names yes\n}\n");
+    ASSERT_EQ(::stat(real.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);
+    EXPECT_FALSE(std::filesystem::exists(real + ".mpathconf-new"));
 }
 
 TEST_F(MpathconfTest, OutfileLeavesTheFileReadAsItWas) {

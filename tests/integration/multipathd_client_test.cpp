@@ -237,6 +237,8 @@ TEST_F(MultipathdClientTest, MultipathAddsRemovesAndResetsWwidsAsMultipathToolsD
     const Run again = run(mp, "-w 3600q");
     EXPECT_EQ(again.status, 0);
     EXPECT_EQ(again.out, "wwid '3600q' not in wwids file\n");
+    // A map's node stands for the map (mpatha is dm-0 in this tree).
+    EXPECT_EQ(run(mp, "-w /dev/dm-0").out, "wwid '3600a' removed\n");
     const Run reset = run(mp, "-W");
     EXPECT_EQ(reset.status, 0);
     EXPECT_EQ(reset.out, "successfully reset wwids\n");

@@ -6,11 +6,11 @@
 # disk back until the systemd timer the rules start ends the wait.
 # libblockdev's mpath plugin (Debian's, beside mpathd-compat) loads with
 # its checks, finds the map's path a member and the lone disk not, and
-# sets friendly names through mpathconf. Last, Debian's multipath-tools
-# is installed in mpathd's place and takes the maps, and mpathd and
-# mpathd-compat are installed back over it. Then mpathd is purged with the packages that
+# sets friendly names through mpathconf. Then mpathd is purged with the packages that
 # need it: its files go, the maps stay, and the administrator's wwids and
-# bindings files stay.
+# bindings files stay. Last, Debian's multipath-tools is installed in
+# mpathd's place and takes the maps, and mpathd and mpathd-compat are
+# installed back over it.
 # lab-boot: paths=1
 . /lab/lib.sh
 . "$LAB_SRC/lab/rootfs.conf"
@@ -108,7 +108,7 @@ dpkg --purge libblockdev-mpath2 mpathd-compat mpathd > "$RESULTS/purge.log" 2>&1
 for f in /usr/sbin/mpathd /usr/bin/mpathctl /lib/udev/mpath-udev /lib/udev/rules.d/60-multipath.rules \
 	/usr/sbin/multipath /usr/sbin/multipathd /etc/systemd/system/multipathd.service \
 	/usr/share/initramfs-tools/hooks/mpathd /lib/systemd/system/mpathd.service /etc/mpathd; do
-	[ -e "$f" ] && die "$f is still there after the purge"
+	{ [ -e "$f" ] || [ -L "$f" ]; } && die "$f is still there after the purge"
 done
 [ -s /etc/multipath/wwids ] && [ -s /etc/multipath/bindings ] || die "the purge took the wwids or bindings file"
 dmsetup info mpatha > /dev/null || die "the purge removed the root's map"
