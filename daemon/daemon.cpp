@@ -91,7 +91,12 @@ void Daemon::applyConfig(mpath::config::Config config) {
                 overridesByWwid_.emplace(mp.wwid, std::move(o));
     if (config_.globals.dmTarget) {
         target_ = *config_.globals.dmTarget; // chosen in mpathd.conf
-    } else if (lmpathAvailable_) {
+    } else if (lmpath_ == LmpathPresence::AsMultipath) {
+        // dm-lmpath answers to "multipath" (and the stock module cannot
+        // load): maps name it so, as consumers that match the target name
+        // expect.
+        target_ = DmTarget::Multipath;
+    } else if (lmpath_ == LmpathPresence::Own) {
         target_ = DmTarget::Lmpath;
     } else {
         if (target_ != DmTarget::Multipath)
@@ -114,10 +119,14 @@ Result<void> Daemon::start() {
     auto config = takeConfig(mpath::config::Loader(env_.root).load());
     if (!config)
         return config.error();
-    lmpathAvailable_ = env_.lmpathAvailable();
+    lmpath_ = env_.lmpathPresence();
     applyConfig(std::move(*config));
     stateFiles_->load([this] { reconciler_->filesLoaded(); });
-    logInfo({}, "maps use the " + std::string(mpath::config::toString(target_)) + " target");
+    logNotice({}, "maps use the " + std::string(mpath::config::toString(target_)) + " target" +
+                      (target_ == mpath::config::DmTarget::Multipath &&
+                               lmpath_ == LmpathPresence::AsMultipath
+                           ? ", served by dm-lmpath"
+                           : ""));
 
     // The monitor first: what changes while the present devices are
     // described is not lost.
@@ -156,11 +165,11 @@ void Daemon::reconfigure(std::function<void(Result<void>)> done) {
     reloading_ = true;
     struct Read {
         mpath::config::ConfigResult config;
-        bool lmpath{false};
+        LmpathPresence lmpath{LmpathPresence::Absent};
     };
     // Off the loop: /etc and /lib/modules may be on a device that queues.
     stateFiles_->run<std::shared_ptr<Read>>(
-        [root = env_.root, lmpath = env_.lmpathAvailable]() -> Result<std::shared_ptr<Read>> {
+        [root = env_.root, lmpath = env_.lmpathPresence]() -> Result<std::shared_ptr<Read>> {
             auto read = std::make_shared<Read>();
             read->config = mpath::config::Loader(root).load();
             read->lmpath = lmpath();
@@ -182,7 +191,7 @@ void Daemon::reconfigure(std::function<void(Result<void>)> done) {
             }
             overrides_.clear();
             queueWithoutDaemonForced_ = false; // as multipathd's new configuration
-            lmpathAvailable_ = (*r)->lmpath;
+            lmpath_ = (*r)->lmpath;
             applyConfig(std::move(*config));
             stateFiles_->load(); // their names may have changed
             state_.removedByAdmin.clear();

@@ -32,6 +32,13 @@ class UeventSource;
 /// What the daemon runs on. main() gives it the real system; the tests give
 /// it a loop with a clock they move, a fake udev and device-mapper, a
 /// generated sysfs tree and checkers they script.
+/// How the kernel offers dm-lmpath.
+enum class LmpathPresence {
+    Absent,      ///< neither loaded nor installed for the running kernel
+    Own,         ///< as target "lmpath": loaded, or loaded on first use
+    AsMultipath, ///< loaded and registered as "multipath" too (alias_multipath)
+};
+
 struct Environment {
     using CheckerFactory = std::function<mpath::Result<std::unique_ptr<mpath::checkers::Checker>>(
         std::string_view name, std::string devnode)>;
@@ -59,9 +66,8 @@ struct Environment {
     std::chrono::milliseconds sampleReadGap{std::chrono::milliseconds(10)};
     /// sd_notify(): "READY=1", "STATUS=...", "RELOADING=1", "STOPPING=1".
     std::function<void(const std::string &)> notify{[](const std::string &) {}};
-    /// Whether dm-lmpath can be used (loaded, or installed for the kernel
-    /// to load on first use).
-    std::function<bool()> lmpathAvailable{[] { return false; }};
+    /// How the kernel offers dm-lmpath: see LmpathPresence.
+    std::function<LmpathPresence()> lmpathPresence{[] { return LmpathPresence::Absent; }};
     /// Raises the process's limit of open files as max_fds says (nullopt:
     /// "max"); see mpath::sys::raiseOpenFileLimit.
     std::function<mpath::Result<mpath::sys::OpenFileLimit>(std::optional<unsigned long>)>
@@ -230,7 +236,7 @@ private:
     bool ready_{false};
     bool reloading_{false};
     bool stopping_{false};
-    bool lmpathAvailable_{false}; ///< as last found, off the loop after start
+    LmpathPresence lmpath_{LmpathPresence::Absent}; ///< as last found, off the loop after start
 
     std::unique_ptr<mpath::sys::Executor> dmExecutor_;
     std::unique_ptr<mpath::sys::Executor> ioExecutor_;

@@ -66,16 +66,23 @@ void lockMemory() {
                                "; it may be paged out");
 }
 
-/// Whether the kernel has dm-lmpath, or can load it on first use.
-bool lmpathAvailable() {
-    if (::access("/sys/module/dm_lmpath", F_OK) == 0)
-        return true;
+/// Whether the kernel has dm-lmpath, or can load it on first use, and
+/// whether it also answers to "multipath": the module says so in its
+/// alias_multipath parameter, which reads Y only while the alias is
+/// registered.
+mpathd::LmpathPresence lmpathPresence() {
+    using mpathd::LmpathPresence;
+    if (::access("/sys/module/dm_lmpath", F_OK) == 0) {
+        auto alias = mpath::sys::readFile("/sys/module/dm_lmpath/parameters/alias_multipath", 16);
+        return alias && alias->starts_with('Y') ? LmpathPresence::AsMultipath : LmpathPresence::Own;
+    }
     struct utsname u {};
     if (::uname(&u) != 0)
-        return false;
+        return LmpathPresence::Absent;
     auto deps =
         mpath::sys::readFile(std::string("/lib/modules/") + u.release + "/modules.dep", 64 << 20);
-    return deps && deps->find("/dm-lmpath.ko") != std::string::npos;
+    return deps && deps->find("/dm-lmpath.ko") != std::string::npos ? LmpathPresence::Own
+                                                                    : LmpathPresence::Absent;
 }
 
 int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {
@@ -159,7 +166,7 @@ int main(int argc, char **argv) {
     env.root = root;
     env.sysfsRoot = sysfs;
     env.notify = [](const std::string &s) { (void)sd_notify(0, s.c_str()); };
-    env.lmpathAvailable = &lmpathAvailable;
+    env.lmpathPresence = &lmpathPresence;
     mpathd::Daemon daemon(std::move(env));
     mpathd::BusService service(daemon);
 

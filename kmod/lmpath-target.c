@@ -1256,6 +1256,8 @@ static void lmpath_register_alias(void)
 	if (r) {
 		DMWARN("not registered as \"multipath\" (%d): is dm-multipath loaded?",
 		       r);
+		/* The parameter tells userspace which target "multipath" is. */
+		alias_multipath = false;
 		return;
 	}
 
@@ -1322,7 +1324,7 @@ MODULE_PARM_DESC(queue_if_no_path_timeout_secs,
 
 module_param(alias_multipath, bool, 0444);
 MODULE_PARM_DESC(alias_multipath,
-		 "Also register as the \"multipath\" target when dm-multipath is not loaded");
+		 "Also register as the \"multipath\" target when dm-multipath is not loaded (reads Y only while registered)");
 
 MODULE_DESCRIPTION(DM_NAME " lockless multipath target");
 MODULE_LICENSE("GPL");

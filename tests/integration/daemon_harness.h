@@ -170,6 +170,9 @@ public:
 
     /// Starts a daemon (again, after restart()).
     void start(bool lmpath = true) {
+        start(lmpath ? mpathd::LmpathPresence::Own : mpathd::LmpathPresence::Absent);
+    }
+    void start(mpathd::LmpathPresence lmpath) {
         mpathd::Environment env;
         env.loop = &loop_;
         env.udev = udev_.get();
@@ -193,7 +196,7 @@ public:
                     });
             };
         env.notify = [this](const std::string &s) { notes_.push_back(s); };
-        env.lmpathAvailable = [lmpath] { return lmpath; };
+        env.lmpathPresence = [lmpath] { return lmpath; };
         env.raiseOpenFiles =
             [this](
                 std::optional<unsigned long> target) -> mpath::Result<mpath::sys::OpenFileLimit> {

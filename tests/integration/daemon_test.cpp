@@ -193,6 +193,37 @@ TEST(Daemon, UsesLmpathWhenItIsThere) {
             "lmpath");
 }
 
+TEST(Daemon, NamesTheTargetMultipathWhenLmpathAnswersToIt) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n}\n");
+    twoMaps(h);
+    h.start(mpathd::LmpathPresence::AsMultipath);
+    h.settle();
+    EXPECT_EQ(h.daemon().target(), mpath::config::DmTarget::Multipath);
+    EXPECT_EQ(h.logText().find("dm-lmpath is not available"), std::string::npos) << h.logText();
+    EXPECT_NE(h.logText().find("maps use the multipath target, served by dm-lmpath"),
+              std::string::npos)
+        << h.logText();
+    ASSERT_EQ(h.liveMaps().size(), 2u);
+    for (const auto &name : h.liveMaps())
+        EXPECT_EQ(
+            h.dm().with([&](mpath::dm::DeviceMapper &dm) { return dm.info(name)->targetType; }),
+            "multipath");
+}
+
+TEST(Daemon, AConfiguredTargetWinsOverTheAlias) {
+    DaemonHarness h;
+    h.config("defaults {\n find_multipaths on\n dm_target lmpath\n}\n");
+    twoMaps(h);
+    h.start(mpathd::LmpathPresence::AsMultipath);
+    h.settle();
+    ASSERT_EQ(h.liveMaps().size(), 2u);
+    for (const auto &name : h.liveMaps())
+        EXPECT_EQ(
+            h.dm().with([&](mpath::dm::DeviceMapper &dm) { return dm.info(name)->targetType; }),
+            "lmpath");
+}
+
 TEST(Daemon, ABurstOfAThousandPathAddsBecomesOneCreatePerMap) {
     DaemonHarness h;
     h.config("defaults {\n find_multipaths on\n dm_target multipath\n prio const\n}\n");

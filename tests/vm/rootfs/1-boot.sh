@@ -1,7 +1,8 @@
 #!/bin/bash
 # The packages installed by dpkg in a Debian 12 root filesystem whose root
 # LUN both HBAs present: the system comes up with / on /dev/mapper/mpatha
-# (dm-lmpath, DKMS-built for both kernels), mpathd active, the initramfs'
+# (dm-lmpath, DKMS-built for both kernels, serving the target under the
+# name multipath, which libblockdev's mpath plugin recognises), mpathd active, the initramfs'
 # maps taken over without a reload and without an I/O error; udev shows the
 # claim properties on the paths and the map; LVM made on the data LUN's
 # map uses the map, never a path; a path of each LUN hot-removed and added
@@ -30,7 +31,16 @@ result root "$root"
 [ "$(dmsetup info -c --noheadings -o uuid mpatha)" = "mpath-$ROOT_WWID" ] || die "mpatha is not mpath-$ROOT_WWID"
 target=$(dmsetup table mpatha | awk '{print $3}')
 result target "$target"
-[ "$target" = lmpath ] || die "mpatha uses the $target target, not lmpath"
+# dm-lmpath answers to "multipath" (dm-lmpath-dkms' modprobe.d), and the
+# stock module is kept from loading: consumers that match the target name
+# see a multipath map served by dm-lmpath.
+[ "$target" = multipath ] || die "mpatha uses the $target target, not multipath"
+[ "$(cat /sys/module/dm_lmpath/parameters/alias_multipath 2>&1)" = Y ] ||
+	die "dm-lmpath does not answer to multipath: alias_multipath is $(cat /sys/module/dm_lmpath/parameters/alias_multipath 2>&1)"
+[ -e /sys/module/dm_multipath ] && die "the stock dm-multipath module is loaded"
+dmsetup targets > "$RESULTS/targets.txt"
+grep -q '^lmpath ' "$RESULTS/targets.txt" && grep -q '^multipath  *v1\.14\.0' "$RESULTS/targets.txt" ||
+	die "dmsetup targets: $(tr '\n' ';' < "$RESULTS/targets.txt")"
 [ "$(paths_of mpatha | wc -l)" -eq 2 ] || die "mpatha has paths: $(paths_of mpatha | tr '\n' ' ')"
 systemctl is-active --quiet mpathd || die "mpathd is not active: $(systemctl status mpathd --no-pager 2>&1 | tail -n 5)"
 dkms status | tee "$RESULTS/dkms.txt"
@@ -42,6 +52,8 @@ done
 # The initramfs' daemon made the map; the booted system's adopted it.
 grep -q 'notice: ready' /run/mpathd/initramfs.log || die "mpathd did not run in the initramfs"
 journalctl -b -u mpathd --no-pager > "$RESULTS/mpathd.log"
+grep -q "maps use the multipath target, served by dm-lmpath" "$RESULTS/mpathd.log" ||
+	die "mpathd does not say that dm-lmpath serves its maps: $(grep 'maps use' "$RESULTS/mpathd.log")"
 grep -q "reloading\|creating" "$RESULTS/mpathd.log" && die "the booted mpathd changed the initramfs' maps: $(grep 'reloading\|creating' "$RESULTS/mpathd.log" | head -n 3)"
 dmesg | grep -E "I/O error|Buffer I/O" && die "I/O errors during boot"
 
@@ -75,6 +87,27 @@ unit=$(systemctl show -p Id --value multipathd.service)
 [ "$unit" = mpathd.service ] || die "multipathd.service is '$unit', not mpathd.service"
 systemctl is-active --quiet multipathd.service || die "multipathd.service is not active"
 result compat "multipath -ll: $(grep -c '^mpath' "$RESULTS/multipath-ll.txt") maps; multipathd.service is $unit"
+
+# libblockdev's mpath plugin sees the map served by dm-lmpath: each of its
+# paths is a member (it compares the target name with "multipath").
+python3 - $(paths_of mpatha | sed 's|^|/dev/|') > "$RESULTS/libblockdev.txt" 2>&1 <<'PY' || die "libblockdev: $(cat "$RESULTS/libblockdev.txt")"
+import sys
+import gi
+gi.require_version("BlockDev", "2.0")
+from gi.repository import BlockDev as bd
+spec = bd.PluginSpec()
+spec.name = bd.Plugin.MPATH
+print("loaded", bd.ensure_init([spec], None))
+for dev in sys.argv[1:]:
+    print("member", dev, bd.mpath_is_mpath_member(dev))
+print("members", " ".join(sorted(bd.mpath_get_mpath_members())))
+PY
+grep -qx "loaded True" "$RESULTS/libblockdev.txt" || die "libblockdev's mpath plugin did not load: $(cat "$RESULTS/libblockdev.txt")"
+for p in $(paths_of mpatha); do
+	grep -qx "member /dev/$p True" "$RESULTS/libblockdev.txt" || die "libblockdev: $p is not a member: $(cat "$RESULTS/libblockdev.txt")"
+	grep -Eq "^members(.* | )$p( |$)" "$RESULTS/libblockdev.txt" || die "libblockdev's members: $(cat "$RESULTS/libblockdev.txt")"
+done
+result libblockdev_lmpath "\"$(grep '^member' "$RESULTS/libblockdev.txt" | tr '\n' ';')\""
 
 # LVM on the data LUN's map; the next boot finds it there.
 [ -e /dev/mapper/mpathb ] || die "no map for the data LUN"
