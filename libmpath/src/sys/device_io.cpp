@@ -30,17 +30,19 @@ bool ScsiCompletion::good() const {
     return (status & 0x7e) == 0 && hostStatus == 0 && (driverStatus & 0x0f) == 0;
 }
 
-Result<ScsiCompletion> sgIo(int fd, std::span<const uint8_t> cdb, std::span<uint8_t> dataIn,
-                            std::chrono::milliseconds timeout) {
+namespace {
+
+Result<ScsiCompletion> sgIoAny(int fd, std::span<const uint8_t> cdb, int direction, void *data,
+                               size_t length, std::chrono::milliseconds timeout) {
     std::vector<uint8_t> command(cdb.begin(), cdb.end());
     uint8_t sense[64] = {};
     sg_io_hdr_t io{};
     io.interface_id = 'S';
     io.cmd_len = static_cast<unsigned char>(command.size());
     io.cmdp = command.data();
-    io.dxfer_direction = dataIn.empty() ? SG_DXFER_NONE : SG_DXFER_FROM_DEV;
-    io.dxfer_len = static_cast<unsigned>(dataIn.size());
-    io.dxferp = dataIn.empty() ? nullptr : dataIn.data();
+    io.dxfer_direction = length == 0 ? SG_DXFER_NONE : direction;
+    io.dxfer_len = static_cast<unsigned>(length);
+    io.dxferp = length == 0 ? nullptr : data;
     io.mx_sb_len = sizeof(sense);
     io.sbp = sense;
     io.timeout = static_cast<unsigned>(std::max<int64_t>(1, timeout.count()));
@@ -51,10 +53,27 @@ Result<ScsiCompletion> sgIo(int fd, std::span<const uint8_t> cdb, std::span<uint
     c.hostStatus = io.host_status;
     c.driverStatus = io.driver_status;
     c.sense.assign(sense, sense + std::min<size_t>(io.sb_len_wr, sizeof(sense)));
-    c.received = dataIn.size();
-    if (io.resid > 0 && static_cast<size_t>(io.resid) <= dataIn.size())
-        c.received -= static_cast<size_t>(io.resid);
+    if (direction == SG_DXFER_FROM_DEV) {
+        c.received = length;
+        if (io.resid > 0 && static_cast<size_t>(io.resid) <= length)
+            c.received -= static_cast<size_t>(io.resid);
+    }
     return c;
+}
+
+} // namespace
+
+Result<ScsiCompletion> sgIo(int fd, std::span<const uint8_t> cdb, std::span<uint8_t> dataIn,
+                            std::chrono::milliseconds timeout) {
+    return sgIoAny(fd, cdb, SG_DXFER_FROM_DEV, dataIn.data(), dataIn.size(), timeout);
+}
+
+Result<ScsiCompletion> sgIoOut(int fd, std::span<const uint8_t> cdb,
+                               std::span<const uint8_t> dataOut,
+                               std::chrono::milliseconds timeout) {
+    // SG_IO does not write to the buffer of a data-out command.
+    return sgIoAny(fd, cdb, SG_DXFER_TO_DEV, const_cast<uint8_t *>(dataOut.data()), dataOut.size(),
+                   timeout);
 }
 
 Result<ScsiCompletion> scsiCommand(const std::string &devnode, std::span<const uint8_t> cdb,

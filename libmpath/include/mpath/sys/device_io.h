@@ -32,6 +32,10 @@ struct ScsiCompletion {
 Result<ScsiCompletion> sgIo(int fd, std::span<const uint8_t> cdb, std::span<uint8_t> dataIn,
                             std::chrono::milliseconds timeout);
 
+/// As sgIo(), for a command that sends \a dataOut to the device.
+Result<ScsiCompletion> sgIoOut(int fd, std::span<const uint8_t> cdb,
+                               std::span<const uint8_t> dataOut, std::chrono::milliseconds timeout);
+
 /// Opens \a devnode (read-only, non-blocking) and runs sgIo().
 Result<ScsiCompletion> scsiCommand(const std::string &devnode, std::span<const uint8_t> cdb,
                                    std::span<uint8_t> dataIn, std::chrono::milliseconds timeout);
