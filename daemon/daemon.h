@@ -29,9 +29,6 @@ class Reconciler;
 class StateFiles;
 class UeventSource;
 
-/// What the daemon runs on. main() gives it the real system; the tests give
-/// it a loop with a clock they move, a fake udev and device-mapper, a
-/// generated sysfs tree and checkers they script.
 /// How the kernel offers dm-lmpath.
 enum class LmpathPresence {
     Absent,      ///< neither loaded nor installed for the running kernel
@@ -39,6 +36,9 @@ enum class LmpathPresence {
     AsMultipath, ///< loaded and registered as "multipath" too (alias_multipath)
 };
 
+/// What the daemon runs on. main() gives it the real system; the tests give
+/// it a loop with a clock they move, a fake udev and device-mapper, a
+/// generated sysfs tree and checkers they script.
 struct Environment {
     using CheckerFactory = std::function<mpath::Result<std::unique_ptr<mpath::checkers::Checker>>(
         std::string_view name, std::string devnode)>;

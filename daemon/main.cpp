@@ -66,7 +66,8 @@ void lockMemory() {
                                "; it may be paged out");
 }
 
-/// Whether the kernel has dm-lmpath, or can load it on first use, and
+/// Whether the kernel has dm-lmpath, or can load it on first use (not when
+/// the package's modprobe.d file fell back to the stock module), and
 /// whether it also answers to "multipath": the module says so in its
 /// alias_multipath parameter, which reads Y only while the alias is
 /// registered.
@@ -81,8 +82,16 @@ mpathd::LmpathPresence lmpathPresence() {
         return LmpathPresence::Absent;
     auto deps =
         mpath::sys::readFile(std::string("/lib/modules/") + u.release + "/modules.dep", 64 << 20);
-    return deps && deps->find("/dm-lmpath.ko") != std::string::npos ? LmpathPresence::Own
-                                                                    : LmpathPresence::Absent;
+    if (!deps || deps->find("/dm-lmpath.ko") == std::string::npos)
+        return LmpathPresence::Absent;
+    // dm-lmpath-dkms' modprobe.d file loads dm-lmpath for every load of
+    // dm_multipath, and the stock module only when dm-lmpath cannot load
+    // (Secure Boot without the DKMS key, for one): tables naming lmpath
+    // would then fail to load.
+    if (::access("/sys/module/dm_multipath", F_OK) == 0 &&
+        ::access("/lib/modprobe.d/dm-lmpath.conf", F_OK) == 0)
+        return LmpathPresence::Absent;
+    return LmpathPresence::Own;
 }
 
 int onSignal(sd_event_source *, const struct signalfd_siginfo *si, void *data) {

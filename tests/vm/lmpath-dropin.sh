@@ -110,10 +110,15 @@ modprobe dm_multipath || lm_fail "modprobe dm_multipath failed with the modprobe
 loaded="lmpath=$(cat /sys/module/dm_lmpath/parameters/alias_multipath 2>/dev/null || echo no) stock=$([ -e /sys/module/dm_multipath ] && echo yes || echo no)"
 result modprobe_d_load "$loaded"
 [ "$loaded" = "lmpath=Y stock=no" ] || lm_fail "modprobe dm_multipath with the modprobe.d file loaded: $loaded"
-# A table that names "multipath" is served by dm-lmpath.
+modprobe -r dm_lmpath || lm_fail "dm-lmpath did not unload"
+# With no target module loaded, a table that names "multipath" makes the
+# kernel ask for dm-multipath: dm-lmpath comes, and serves it.
 dmsetup create lab-alias --table "0 $(blockdev --getsz "/dev/${LM_PATHS[0]}") multipath 0 0 1 1 round-robin 0 1 1 ${LM_DEVS[0]} 1" ||
 	lm_fail "a multipath table does not load on the alias"
-[ "$(cat /sys/module/dm_lmpath/refcnt)" -ge 1 ] || lm_fail "the multipath map does not hold dm-lmpath"
+loaded="lmpath=$(cat /sys/module/dm_lmpath/parameters/alias_multipath 2>/dev/null || echo no) stock=$([ -e /sys/module/dm_multipath ] && echo yes || echo no)"
+result modprobe_d_table "$loaded"
+[ "$loaded" = "lmpath=Y stock=no" ] || lm_fail "a multipath table loaded: $loaded"
+[ "$(cat /sys/module/dm_lmpath/refcnt 2>/dev/null)" -ge 1 ] 2>/dev/null || lm_fail "the multipath map does not hold dm-lmpath"
 dmsetup remove --retry lab-alias || lm_fail "cannot remove lab-alias"
 modprobe -r dm_lmpath || lm_fail "dm-lmpath did not unload"
 # dm-lmpath cannot load (as on a kernel DKMS did not build it for): the

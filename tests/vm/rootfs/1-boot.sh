@@ -56,6 +56,8 @@ grep -q "maps use the multipath target, served by dm-lmpath" "$RESULTS/mpathd.lo
 	die "mpathd does not say that dm-lmpath serves its maps: $(grep 'maps use' "$RESULTS/mpathd.log")"
 grep -q "reloading\|creating" "$RESULTS/mpathd.log" && die "the booted mpathd changed the initramfs' maps: $(grep 'reloading\|creating' "$RESULTS/mpathd.log" | head -n 3)"
 dmesg | grep -E "I/O error|Buffer I/O" && die "I/O errors during boot"
+# Nothing tried to load the stock selectors over dm-lmpath's name.
+dmesg | grep "Unknown symbol" && die "a module failed to load during boot"
 
 # udev: the paths are claimed, the map is ready and has its links.
 for p in $(paths_of mpatha); do
