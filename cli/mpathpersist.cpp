@@ -27,6 +27,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -233,8 +234,15 @@ std::vector<int> sendAll(const std::vector<const PathDevice *> &targets, PrOut s
     const auto cdb = prOutCdb(sa, type, uint16_t(data.size()));
     std::vector<int> statuses(targets.size(), PrOther);
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < targets.size(); ++i)
-        threads.emplace_back([&, i] { statuses[i] = send(targets[i]->node, cdb, data, {}); });
+    for (size_t i = 0; i < targets.size(); ++i) {
+        try {
+            threads.emplace_back([&, i] { statuses[i] = send(targets[i]->node, cdb, data, {}); });
+        } catch (const std::system_error &e) {
+            std::fprintf(stderr, "%s: cannot start a thread: %s\n", targets[i]->node.c_str(),
+                         e.what());
+            statuses[i] = PrThreadError;
+        }
+    }
     for (auto &t : threads)
         t.join();
     return statuses;
@@ -276,7 +284,11 @@ int registerKey(const Options &o, PrOut sa, const std::vector<PathDevice> &paths
                          "reservation conflict on a path: unregistering 0x%" PRIx64
                          " from the %zu paths that took it\n",
                          o.serviceActionKey, undo.size());
-            sendAll(undo, PrOut::Register, uint8_t(o.type), {o.serviceActionKey, 0, false, false});
+            // The same flags: LIO refuses to unregister an ALL_TG_PT
+            // registration without the bit, and APTPL off would end
+            // persistence for the whole LU.
+            sendAll(undo, PrOut::Register, uint8_t(o.type),
+                    {o.serviceActionKey, 0, o.allTargetPorts, o.aptpl});
         }
     }
     return PrReservationConflict;

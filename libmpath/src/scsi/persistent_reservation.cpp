@@ -161,9 +161,12 @@ bool retryOnSamePath(const sys::ScsiCompletion &c) {
 RegisteredKeys parseKeys(std::span<const uint8_t> data) {
     RegisteredKeys r;
     r.generation = be32(data, 0);
-    const uint32_t count = be32(data, 4) / 8;
-    for (uint32_t i = 0; i < count; ++i)
-        r.keys.push_back(be64(data, 8 + size_t(i) * 8)); // 0 past what arrived, as 0.9.4
+    // As many as the device says, but no more than the answer holds (a
+    // broken length must not cost gigabytes).
+    const size_t count =
+        std::min<size_t>(be32(data, 4) / 8, data.size() > 8 ? (data.size() - 8) / 8 : 0);
+    for (size_t i = 0; i < count; ++i)
+        r.keys.push_back(be64(data, 8 + i * 8));
     return r;
 }
 

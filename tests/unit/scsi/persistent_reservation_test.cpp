@@ -166,6 +166,22 @@ TEST(PersistentReservation, CapabilitiesKeepMultipathToolsTypeMaskReading) {
               "      Write Exclusive: 0\n"
               "      Exclusive Access, all registrants: 0\n");
     EXPECT_EQ(formatPrIn(PrIn::ReportCapabilities, std::vector<uint8_t>{0, 2, 0, 0}), "");
+    // The raw masked values, as 0.9.4 prints them.
+    const std::string raw =
+        formatPrIn(PrIn::ReportCapabilities, std::vector<uint8_t>{0, 8, 0, 0x80, 0x01, 0x81, 0, 0});
+    EXPECT_NE(raw.find("      Write Exclusive, all registrants: 128\n"), std::string::npos) << raw;
+    EXPECT_NE(raw.find("      Exclusive Access, all registrants: 256\n"), std::string::npos) << raw;
+    EXPECT_NE(raw.find("      Exclusive Access, registrants only: 0\n"), std::string::npos) << raw;
+}
+
+TEST(PersistentReservation, AKeyListLongerThanTheAnswerIsCutToTheAnswer) {
+    std::vector<uint8_t> d = keysAnswer(1, {0x11, 0x22});
+    d[4] = 0xff; // a length of about 4 GiB
+    d[5] = 0xff;
+    d[6] = 0xff;
+    d[7] = 0xf8;
+    const RegisteredKeys k = parseKeys(d);
+    EXPECT_EQ(k.keys, (std::vector<uint64_t>{0x11, 0x22}));
 }
 
 } // namespace
